@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// process is everything a command touches of the outside world. main builds
+// it from the real process; tests build fake ones and run whole commands.
+type process struct {
+	ctx       context.Context
+	args      []string
+	getenv    func(string) (string, bool)
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	stderrTTY bool // progress bars and colours only on a terminal
+}
+
+func osProcess() *process {
+	// SIGINT/SIGTERM cancel the context: long jobs stop cleanly and exit 1.
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return &process{
+		ctx:       ctx,
+		args:      os.Args[1:],
+		getenv:    os.LookupEnv,
+		stdin:     os.Stdin,
+		stdout:    os.Stdout,
+		stderr:    os.Stderr,
+		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/logging"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+)
+
+// globals is what every verb receives: the process, the loaded config and
+// the logger, ready once the root's PersistentPreRunE has run.
+type globals struct {
+	p          *process
+	configPath string
+	verbose    bool
+	quiet      bool
+	cfg        *config.Loaded
+	log        *slog.Logger
+}
+
+// env is the pipeline's view of the process.
+func (g *globals) env() pipeline.Env {
+	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Getenv: g.p.getenv}
+}
+
+func newRootCmd(p *process) *cobra.Command {
+	g := &globals{p: p, log: logging.Discard()}
+	root := &cobra.Command{
+		Use:           "seshat",
+		Short:         "Continuous performance testing for AI/ML software stacks",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.setup(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.configPath, "config", "", "config file (default "+config.DefaultFile+" when present)")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "show debug messages")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "show errors only")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return exitcode.With(exitcode.InvalidInput, err)
+	})
+	root.AddCommand(verbs(g)...)
+	return root
+}
+
+// verbs lists every subcommand; each lives in a file of its own.
+func verbs(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(g),
+		newParseCmd(g),
+	}
+}
+
+// setup resolves the config file and applies config < env < flags.
+func (g *globals) setup(cmd *cobra.Command) error {
+	path, explicit := g.configPath, cmd.Flags().Changed("config")
+	if !explicit {
+		if v, ok := g.p.getenv(config.EnvName("config")); ok && v != "" {
+			path, explicit = v, true
+		} else {
+			path = config.DefaultFile
+		}
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		return err
+	}
+	g.cfg = cfg
+	if err := config.Apply(cmd, g.p.getenv, cfg); err != nil {
+		return err
+	}
+	g.log = logging.New(g.p.stderr, g.verbose, g.quiet)
+	return nil
+}
+
+// noArgs refuses positional arguments with an InvalidInput error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return exitcode.Errorf(exitcode.InvalidInput, "%s: unexpected argument %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// runE adapts a verb's work: errors without an exit code are failures (1).
+// Errors cobra raises itself (unknown command, flag syntax) never pass here
+// and are mapped to InvalidInput in execute.
+func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var coded *exitcode.Error
+		if err != nil && !errors.As(err, &coded) {
+			return exitcode.With(exitcode.Failure, err)
+		}
+		return err
+	}
+}
+
+// execute runs the command line of p and returns the exit status.
+func execute(p *process) int {
+	root := newRootCmd(p)
+	root.SetArgs(p.args)
+	root.SetIn(p.stdin)
+	root.SetOut(p.stdout)
+	root.SetErr(p.stderr)
+	err := root.ExecuteContext(p.ctx)
+	if err == nil {
+		return int(exitcode.Success)
+	}
+	var coded *exitcode.Error
+	if !errors.As(err, &coded) {
+		// Raised by cobra itself: unknown command or a malformed command line.
+		err = exitcode.With(exitcode.InvalidInput, err)
+	}
+	fmt.Fprintf(p.stderr, "seshat: %v\n", err)
+	return int(exitcode.Of(err))
+}

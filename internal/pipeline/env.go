@@ -1,0 +1,25 @@
+package pipeline
+
+import (
+	"io"
+	"log/slog"
+)
+
+// Env is the process as a pipeline call sees it.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Log    *slog.Logger
+	// Terminal is true when stderr is a terminal (progress bars).
+	Terminal bool
+	// Getenv reads the process environment.
+	Getenv func(string) (string, bool)
+}
+
+func (e Env) env(name string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	v, _ := e.Getenv(name)
+	return v
+}

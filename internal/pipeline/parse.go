@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// ParseOptions are the options of `seshat parse`.
+type ParseOptions struct {
+	ResultsDir   string
+	Workload     string
+	Filters      string
+	OutputMatrix string
+	Pretty       bool
+	NoCache      bool
+}
+
+// LoadMatrix parses a results directory with the registered workloads.
+// SESHAT_IGNORE_CACHE=1 in the environment forces a re-parse like NoCache.
+func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters string, noCache bool) (*store.Matrix, error) {
+	if resultsDir == "" {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
+	}
+	f, err := store.ParseFilters(filters)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
+	}
+	if workload != "" {
+		if _, ok := workloads.Get(workload); !ok {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %v)", workload, workloads.Names())
+		}
+	}
+	if v := env.env("SESHAT_IGNORE_CACHE"); v != "" && v != "0" && v != "false" {
+		noCache = true
+	}
+	return store.Load(ctx, store.Options{
+		ResultsDir: resultsDir,
+		Workload:   workload,
+		Filters:    f,
+		NoCache:    noCache,
+		BaseURL:    env.env("SESHAT_RESULTS_BASE_URL"),
+		Lookup:     workloads.Lookup,
+		Log:        env.Log,
+	})
+}
+
+// Parse runs `seshat parse`: one parse, then every requested output, then
+// the stats line on stderr.
+func Parse(ctx context.Context, env Env, opts ParseOptions) error {
+	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	if err != nil {
+		return err
+	}
+	if opts.OutputMatrix != "" {
+		err := atomicfile.WriteOutput(opts.OutputMatrix, env.Stdout, func(w io.Writer) error {
+			return m.WriteJSON(w, opts.Pretty)
+		})
+		if err != nil {
+			return fmt.Errorf("--output-matrix: %w", err)
+		}
+	}
+	fmt.Fprintln(env.Stderr, m.Stats())
+	return nil
+}

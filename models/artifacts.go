@@ -1,0 +1,93 @@
+package models
+
+import "time"
+
+// PIResult is the content of pi.json: a superset of the Thoth PI output.
+// Rate and FLOPs are pointers because some PIs (import time) have no rate.
+type PIResult struct {
+	Component  string            `json:"component"`
+	Name       string            `json:"name"`
+	Parameters map[string]any    `json:"@parameters"`
+	Result     PIMeasurement     `json:"@result"`
+	Versions   map[string]string `json:"versions,omitempty"`
+}
+
+// PIMeasurement is the "@result" object of pi.json.
+type PIMeasurement struct {
+	// Rate is GFLOPS computed from the median time of one operation.
+	Rate *float64 `json:"rate,omitempty"`
+	// Elapsed is the median time of one operation in milliseconds.
+	Elapsed float64 `json:"elapsed"`
+	// FLOPs is the floating-point operation count of one operation.
+	FLOPs *float64 `json:"flops,omitempty"`
+	// SamplesMs holds every timed repetition, in milliseconds, in order.
+	SamplesMs []float64 `json:"samples_ms"`
+	// CI95Low and CI95High bound the 95% confidence interval of the median, in ms.
+	CI95Low  float64 `json:"ci95_low"`
+	CI95High float64 `json:"ci95_high"`
+	// CV is the coefficient of variation of the samples.
+	CV float64 `json:"cv"`
+}
+
+// HWInfo is the content of hwinfo.json: what the run executed on.
+type HWInfo struct {
+	Hostname    string    `json:"hostname"`
+	Kernel      string    `json:"kernel"`
+	OS          OSRelease `json:"os"`
+	CPU         CPUInfo   `json:"cpu"`
+	MemoryBytes uint64    `json:"memory_bytes"`
+	// CgroupCPULimit is the cgroup CPU quota in CPUs (quota/period); absent when unlimited.
+	CgroupCPULimit *float64 `json:"cgroup_cpu_limit,omitempty"`
+	GoVersion      string   `json:"go_version"`
+	GPUs           []GPU    `json:"gpus,omitempty"`
+	// Versions holds tool and framework versions (seshat, python, numpy, torch, cuda...).
+	Versions map[string]string `json:"versions,omitempty"`
+}
+
+// OSRelease holds the fields of /etc/os-release that identify a distribution.
+type OSRelease struct {
+	ID         string `json:"id"`
+	VersionID  string `json:"version_id"`
+	PrettyName string `json:"pretty_name"`
+}
+
+// CPUInfo describes the host processors.
+type CPUInfo struct {
+	Model   string   `json:"model"`
+	Vendor  string   `json:"vendor,omitempty"`
+	Flags   []string `json:"flags,omitempty"`
+	Sockets int      `json:"sockets"`
+	Cores   int      `json:"cores"`
+	Threads int      `json:"threads"`
+}
+
+// GPU is one accelerator as reported by nvidia-smi.
+type GPU struct {
+	Index       int    `json:"index"`
+	Name        string `json:"name"`
+	UUID        string `json:"uuid,omitempty"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	Driver      string `json:"driver"`
+	CUDA        string `json:"cuda,omitempty"`
+}
+
+// Usage is the content of usage.json: wall time and the child's rusage.
+type Usage struct {
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	WallSeconds float64   `json:"wall_seconds"`
+	Rusage      Rusage    `json:"rusage"`
+}
+
+// Rusage is the resource usage of the PI child process (getrusage RUSAGE_CHILDREN).
+type Rusage struct {
+	UtimeSeconds float64 `json:"utime_seconds"`
+	StimeSeconds float64 `json:"stime_seconds"`
+	MaxRSSBytes  int64   `json:"maxrss_bytes"`
+	Minflt       int64   `json:"minflt"`
+	Majflt       int64   `json:"majflt"`
+	Nvcsw        int64   `json:"nvcsw"`
+	Nivcsw       int64   `json:"nivcsw"`
+	Inblock      int64   `json:"inblock"`
+	Oublock      int64   `json:"oublock"`
+}

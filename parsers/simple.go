@@ -1,0 +1,50 @@
+package parsers
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// ExitCode decodes the content of an exit_code file: one integer, surrounding
+// white space allowed.
+func ExitCode(name string, data []byte) (int, error) {
+	s := string(bytes.TrimSpace(data))
+	if s == "" {
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "empty exit code"}
+	}
+	if !utf8.ValidString(s) {
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code is not valid UTF-8 text"}
+	}
+	code, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code " + strconv.Quote(truncate(s, 40)) + " is not an integer"}
+	}
+	return int(code), nil
+}
+
+// UUID decodes a .uuid file: one UUID, surrounding white space allowed.
+func UUID(name string, data []byte) (string, error) {
+	s := string(bytes.TrimSpace(data))
+	if s == "" {
+		return "", &SyntaxError{File: name, Line: 1, Msg: "empty UUID"}
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return "", &SyntaxError{File: name, Line: 1, Msg: "invalid UUID " + strconv.Quote(truncate(s, 40))}
+	}
+	return u.String(), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

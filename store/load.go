@@ -1,0 +1,290 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/parsers"
+)
+
+// Options control Load.
+type Options struct {
+	ResultsDir string
+	// Workload, when set, parses every entry with that workload instead of
+	// the one named by its `workload` setting.
+	Workload string
+	Filters  Filters
+	// NoCache ignores existing caches (they are still rewritten).
+	NoCache bool
+	// BaseURL is handed to ParseAlways (where the results are published).
+	BaseURL string
+	// Lookup finds a workload's parser by name.
+	Lookup func(name string) (Parser, bool)
+	// Workers bounds parallel parsing; 0 means GOMAXPROCS.
+	Workers int
+	Log     *slog.Logger
+}
+
+// Load discovers, filters and parses the results directory. Errors carry exit
+// codes: a missing results directory is a Failure, no test root NoData, an
+// unknown workload InvalidInput. Broken artifacts are entry warnings, also
+// logged.
+func Load(ctx context.Context, opts Options) (*Matrix, error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	roots, warnings, err := Discover(opts.ResultsDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, exitcode.With(exitcode.Failure, err)
+		}
+		return nil, err
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	if len(roots) == 0 {
+		return nil, exitcode.Errorf(exitcode.NoData, "no test roots (directories with settings.yaml) under %s", opts.ResultsDir)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	l := &loader{opts: opts, settingsCache: &sync.Map{}}
+	entries := make([]*Entry, len(roots))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				entries[i] = l.load(ctx, roots[i])
+			}
+		}()
+	}
+	for i := range roots {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	selected := entries[:0]
+	var unknown []string
+	for _, e := range entries {
+		if e == nil {
+			continue // filtered out
+		}
+		if e.Workload != "" && !l.known(e.Workload) {
+			unknown = append(unknown, fmt.Sprintf("%s (in %s)", e.Workload, e.Path))
+			continue
+		}
+		selected = append(selected, e)
+	}
+	if len(unknown) > 0 {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "unknown workload %s", unknown[0])
+	}
+	if len(selected) == 0 {
+		return nil, exitcode.Errorf(exitcode.NoData, "no entries under %s match the filters %s", opts.ResultsDir, opts.Filters)
+	}
+	sort.Slice(selected, func(i, j int) bool { return selected[i].Path < selected[j].Path })
+	m, dupWarnings := newMatrix(opts.ResultsDir, selected)
+	for _, w := range dupWarnings {
+		log.Warn(w)
+	}
+	for _, e := range m.Entries {
+		for _, w := range e.Warnings {
+			log.Warn(w, "entry", e.Path)
+		}
+	}
+	return m, nil
+}
+
+type loader struct {
+	opts          Options
+	settingsCache *sync.Map // settings file path -> settingsResult
+}
+
+type settingsResult struct {
+	values map[string]any
+	err    error
+}
+
+func (l *loader) known(name string) bool {
+	if l.opts.Lookup == nil {
+		return false
+	}
+	_, ok := l.opts.Lookup(name)
+	return ok
+}
+
+// load builds one entry; nil means the filters rejected it.
+func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
+	e = &Entry{Path: r.Path, Dir: r.Dir, Settings: Settings{}, Warnings: append([]string{}, r.Warnings...)}
+	defer func() {
+		// A parser bug must not stop the other entries.
+		if p := recover(); p != nil {
+			e.Results = nil
+			e.State = StateFailed
+			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error while parsing: %v", p))
+		}
+	}()
+	settingsOK := true
+	for _, f := range r.SettingsFiles {
+		s := l.readSettings(f)
+		if s.err != nil {
+			e.Warnings = append(e.Warnings, s.err.Error())
+			settingsOK = false
+			continue
+		}
+		for k, v := range s.values {
+			e.Settings[k] = v
+		}
+	}
+	if !l.opts.Filters.Match(e.Settings) {
+		return nil
+	}
+	if !settingsOK {
+		e.State = StateFailed
+		return e
+	}
+	e.Workload = l.opts.Workload
+	if e.Workload == "" {
+		name, ok := e.Settings["workload"].(string)
+		if !ok || name == "" {
+			e.State = StateFailed
+			e.Warnings = append(e.Warnings, "settings: no `workload` setting naming the workload (or give --workload)")
+			return e
+		}
+		e.Workload = name
+	}
+	code, present, err := readExitCode(r.Dir)
+	switch {
+	case err != nil:
+		e.State = StateFailed
+		e.Warnings = append(e.Warnings, err.Error())
+		return e
+	case !present:
+		e.State = StateIncomplete
+		e.Warnings = append(e.Warnings, "exit_code: missing, the run did not finish; not parsed")
+		return e
+	}
+	e.ExitCode, e.Complete = &code, true
+	if l.opts.Lookup == nil {
+		return e
+	}
+	p, ok := l.opts.Lookup(e.Workload)
+	if !ok {
+		return e // reported as an unknown workload by Load
+	}
+	if ctx.Err() != nil {
+		return e
+	}
+	l.parse(e, p)
+	return e
+}
+
+func (l *loader) readSettings(path string) settingsResult {
+	if v, ok := l.settingsCache.Load(path); ok {
+		return v.(settingsResult)
+	}
+	name := l.relName(path)
+	var res settingsResult
+	data, err := parsers.ReadLimited(path, 1<<20)
+	if err != nil {
+		res.err = fmt.Errorf("%s: %w", name, unwrapPath(err))
+	} else {
+		res.values, res.err = parsers.Settings(name, data)
+	}
+	l.settingsCache.Store(path, res)
+	return res
+}
+
+// relName names a file relative to the results directory for messages.
+func (l *loader) relName(path string) string {
+	if rel, err := filepath.Rel(l.opts.ResultsDir, path); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+func readExitCode(dir string) (code int, present bool, err error) {
+	data, err := parsers.ReadLimited(filepath.Join(dir, "exit_code"), 4096)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, false, nil
+		}
+		return 0, false, fmt.Errorf("exit_code: unreadable: %w", unwrapPath(err))
+	}
+	code, err = parsers.ExitCode("exit_code", data)
+	if err != nil {
+		return 0, false, err
+	}
+	return code, true, nil
+}
+
+// parse fills e.Results: from the cache when valid, else by ParseOnce (and
+// the cache is rewritten); then ParseAlways.
+func (l *loader) parse(e *Entry, p Parser) {
+	var result any
+	cached := false
+	if !l.opts.NoCache {
+		res, warnings, ok, warning := loadCache(e.Dir, p)
+		if warning != "" {
+			e.Warnings = append(e.Warnings, warning)
+		}
+		if ok {
+			result, cached = res, true
+			e.Warnings = append(e.Warnings, warnings...)
+		}
+	}
+	if !cached {
+		pc := newParseContext(e, p)
+		res, err := p.ParseOnce(pc)
+		e.Warnings = append(e.Warnings, pc.warnings...)
+		if err != nil {
+			e.State = StateFailed
+			e.Warnings = append(e.Warnings, err.Error())
+			return
+		}
+		result = res
+		if err := saveCache(e.Dir, p, pc.deps, pc.warnings, res); err != nil {
+			l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
+		}
+	}
+	ac := &AlwaysContext{ResultsDir: l.opts.ResultsDir, Dir: e.Dir, Path: e.Path, Settings: e.Settings, BaseURL: l.opts.BaseURL}
+	err := p.ParseAlways(ac, result)
+	e.Warnings = append(e.Warnings, ac.warnings...)
+	if err != nil {
+		e.State = StateFailed
+		e.Warnings = append(e.Warnings, err.Error())
+		return
+	}
+	e.Results = result
+	if cached {
+		e.State = StateCached
+	} else {
+		e.State = StateParsed
+	}
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
+}

@@ -1,0 +1,158 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// State tells how an entry came out of the parse.
+type State int
+
+const (
+	// StateCached: parse-once results came from the cache.
+	StateCached State = iota
+	// StateParsed: parse-once ran.
+	StateParsed
+	// StateIncomplete: no exit_code file; the run never finished, not parsed.
+	StateIncomplete
+	// StateFailed: the entry could not be parsed (unreadable settings or
+	// exit_code, parser error); its warnings say why.
+	StateFailed
+)
+
+func (s State) String() string {
+	return [...]string{"cached", "parsed", "incomplete", "failed"}[s]
+}
+
+// Entry is one test root of the matrix.
+type Entry struct {
+	Path     string   `json:"path"`
+	Dir      string   `json:"-"`
+	Workload string   `json:"-"`
+	Settings Settings `json:"settings"`
+	// ExitCode is nil when exit_code is missing or unreadable.
+	ExitCode *int `json:"exit_code"`
+	// Complete means exit_code was present and readable (the run finished,
+	// successfully or not).
+	Complete bool `json:"complete"`
+	// Results is the workload's typed result; nil when not parsed.
+	Results  any      `json:"results"`
+	Warnings []string `json:"warnings"`
+	State    State    `json:"-"`
+}
+
+// Matrix is the parsed results directory.
+type Matrix struct {
+	ResultsDir string
+	// Entries sorted by path, duplicates dropped.
+	Entries []*Entry
+	// Variables maps each non-`@` setting with more than one value to its
+	// sorted values.
+	Variables map[string][]any
+}
+
+// Stats counts entries by state.
+type Stats struct {
+	Entries, Cached, Parsed, Incomplete, Failed int
+}
+
+// String is the line parse prints last on stderr.
+func (s Stats) String() string {
+	return fmt.Sprintf("parsed %d entries: %d cached, %d parsed, %d incomplete, %d failed",
+		s.Entries, s.Cached, s.Parsed, s.Incomplete, s.Failed)
+}
+
+// newMatrix builds the matrix from entries sorted by path: duplicates (same
+// identity) are dropped with a warning, variables computed.
+func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
+	m := &Matrix{ResultsDir: resultsDir, Variables: map[string][]any{}}
+	var warnings []string
+	seen := make(map[string]string, len(entries))
+	values := map[string]map[string]any{}
+	for _, e := range entries {
+		id := e.Settings.Identity()
+		if first, dup := seen[id]; dup {
+			warnings = append(warnings, fmt.Sprintf("%s: same settings as %s, dropped as a duplicate", e.Path, first))
+			continue
+		}
+		seen[id] = e.Path
+		m.Entries = append(m.Entries, e)
+		for k, v := range e.Settings {
+			if IsMeta(k) {
+				continue
+			}
+			if values[k] == nil {
+				values[k] = map[string]any{}
+			}
+			values[k][CanonicalValue(v)] = v
+		}
+	}
+	for k, vs := range values {
+		if len(vs) < 2 {
+			continue
+		}
+		list := make([]any, 0, len(vs))
+		for _, v := range vs {
+			list = append(list, v)
+		}
+		SortValues(list)
+		m.Variables[k] = list
+	}
+	return m, warnings
+}
+
+// Stats counts the matrix entries by state.
+func (m *Matrix) Stats() Stats {
+	s := Stats{Entries: len(m.Entries)}
+	for _, e := range m.Entries {
+		switch e.State {
+		case StateCached:
+			s.Cached++
+		case StateParsed:
+			s.Parsed++
+		case StateIncomplete:
+			s.Incomplete++
+		case StateFailed:
+			s.Failed++
+		}
+	}
+	return s
+}
+
+// VariableKeys returns the names of the variables, sorted.
+func (m *Matrix) VariableKeys() []string {
+	keys := make([]string, 0, len(m.Variables))
+	for k := range m.Variables {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// matrixDoc is the --output-matrix document.
+type matrixDoc struct {
+	Entries   []*Entry         `json:"entries"`
+	Variables map[string][]any `json:"variables"`
+}
+
+// WriteJSON writes the matrix document: entries sorted by path, variables
+// with sorted values (encoding/json sorts map keys).
+func (m *Matrix) WriteJSON(w io.Writer, pretty bool) error {
+	entries := m.Entries
+	if entries == nil {
+		entries = []*Entry{}
+	}
+	for _, e := range entries {
+		if e.Warnings == nil {
+			e.Warnings = []string{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(matrixDoc{Entries: entries, Variables: m.Variables})
+}

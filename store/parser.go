@@ -1,0 +1,30 @@
+package store
+
+import "encoding/json"
+
+// Parser is what the store needs from a workload to parse one test root.
+// Workloads implement it (see package workloads); the store owns caching,
+// parallelism and ordering.
+type Parser interface {
+	// Name is the workload name, as found in the `workload` setting.
+	Name() string
+	// ParserVersion changes whenever ParseOnce would produce a different
+	// result from the same files; a change invalidates every cached entry.
+	ParserVersion() string
+	// ArtifactDirnames maps a logical directory name to a glob resolved per
+	// test root (exact path wins, else the last sorted match). ReadFile
+	// paths may start with "{name}/" to use one.
+	ArtifactDirnames() map[string]string
+	// ImportantFiles lists the files ParseOnce may read, relative to the test
+	// root, possibly starting with "{dirname}/". Reading any other file warns.
+	ImportantFiles() []string
+	// ParseOnce reads and decodes artifacts through ctx. Its result must
+	// round-trip through encoding/json (it is cached). Missing or broken files
+	// are warnings (ctx.Warnf), not errors; an error marks the entry failed.
+	ParseOnce(ctx *ParseContext) (any, error)
+	// DecodeCached decodes a result that ParseOnce returned and the cache stored.
+	DecodeCached(raw json.RawMessage) (any, error)
+	// ParseAlways completes a (possibly cached) result with what depends on
+	// where and when the parse runs. It runs on every parse.
+	ParseAlways(ctx *AlwaysContext, result any) error
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Settings are the merged settings of a test root, values as YAML decoded them.
+type Settings map[string]any
+
+// Keys returns the setting names, sorted.
+func (s Settings) Keys() []string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// IsMeta reports whether a setting tells repeats of one matrix point apart
+// (`@repeat`, `@timestamp`) rather than being a matrix variable.
+func IsMeta(key string) bool { return strings.HasPrefix(key, "@") }
+
+// Identity is the canonical text of all settings, sorted by name, `@`-prefixed
+// ones included: two entries with the same identity are duplicates.
+func (s Settings) Identity() string {
+	var b strings.Builder
+	for _, k := range s.Keys() {
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte('=')
+		b.WriteString(CanonicalValue(s[k]))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// CanonicalValue renders a decoded value so that equal values render equally:
+// numbers compare by value (512 and 512.0 are one value), everything else by
+// type and text.
+func CanonicalValue(v any) string {
+	if f, ok := toFloat(v); ok {
+		if math.IsNaN(f) {
+			return "n:NaN"
+		}
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "s:" + strconv.Quote(x)
+	case bool:
+		return "b:" + strconv.FormatBool(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = CanonicalValue(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case map[string]any:
+		return "{" + Settings(x).Identity() + "}"
+	default:
+		return fmt.Sprintf("%T:%v", v, v)
+	}
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// EqualValues reports whether two decoded setting values are the same value.
+func EqualValues(a, b any) bool { return CanonicalValue(a) == CanonicalValue(b) }
+
+// SortValues orders decoded values: numbers by value first, then the rest by
+// their text. Used for the matrix variables and anything a user reads.
+func SortValues(vs []any) {
+	sort.SliceStable(vs, func(i, j int) bool { return lessValue(vs[i], vs[j]) })
+}
+
+func lessValue(a, b any) bool {
+	fa, aNum := toFloat(a)
+	fb, bNum := toFloat(b)
+	switch {
+	case aNum && bNum:
+		return fa < fb
+	case aNum != bNum:
+		return aNum
+	}
+	return fmt.Sprint(a) < fmt.Sprint(b)
+}
