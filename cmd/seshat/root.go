@@ -11,6 +11,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	_ "github.com/seshat-bench/seshat/workloads/pi" // registers the pi workload
 )
 
 // globals is what every verb receives: the process, the loaded config and

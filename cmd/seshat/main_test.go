@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// result is what a whole command run in a test produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runSeshat runs the seshat command line args in a fake process with the
+// given environment (nothing else of the real environment leaks in).
+func runSeshat(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	p := &process{
+		ctx:  context.Background(),
+		args: args,
+		getenv: func(k string) (string, bool) {
+			v, ok := env[k]
+			return v, ok
+		},
+		stdin:  &bytes.Buffer{},
+		stdout: &stdout,
+		stderr: &stderr,
+	}
+	code := execute(p)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
