@@ -121,21 +121,19 @@ func Settings(name string, data []byte) (map[string]any, error) {
 	if len(data) > SettingsLimit {
 		return nil, &SyntaxError{File: name, Msg: fmt.Sprintf("%d bytes, more than the %d a settings file may hold", len(data), SettingsLimit)}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		if err == io.EOF {
-			return map[string]any{}, nil
-		}
+	if err := yaml.Unmarshal(data, &v); err != nil {
 		return nil, yamlError(name, data, err)
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err != io.EOF {
+	// Unmarshal reads the first document only: look for a second one when
+	// a document marker may be there (rare, so the common case stays fast).
+	if bytes.Contains(data, []byte("---")) || bytes.Contains(data, []byte("...")) {
+		line, err := secondDocument(data)
 		if err != nil {
 			return nil, yamlError(name, data, err)
 		}
-		if !emptyDocument(&next) {
-			return nil, &SyntaxError{File: name, Line: next.Line, Msg: "more than one YAML document; settings are one mapping"}
+		if line > 0 {
+			return nil, &SyntaxError{File: name, Line: line, Msg: "more than one YAML document; settings are one mapping"}
 		}
 	}
 	if hasTime(v) {
@@ -288,6 +286,27 @@ func ScalarValue(s string) any {
 		return s // never a setting value (Settings refuses them)
 	}
 	return v
+}
+
+// secondDocument returns the line of a non-empty document after the first,
+// or 0, or the error that stops the YAML decoder there.
+func secondDocument(data []byte) (int, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first yaml.Node
+	if dec.Decode(&first) != nil {
+		return 0, nil // Unmarshal reported it
+	}
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case err == io.EOF:
+			return 0, nil
+		case err != nil:
+			return 0, err
+		case !emptyDocument(&next):
+			return next.Line, nil
+		}
+	}
 }
 
 func emptyDocument(n *yaml.Node) bool {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -50,74 +51,102 @@ const DefaultLimit = 64 << 20
 // still test the cause with errors.Is (fs.ErrNotExist, ErrTooLarge,
 // ErrNotRegular).
 func ReadLimited(path string, limit int64) ([]byte, error) {
-	f, size, err := openRegular(path)
+	data, _, err := ReadLimitedStat(path, limit)
+	return data, err
+}
+
+// ReadLimitedStat is ReadLimited that also returns what the open file was
+// when read (nil if it could not be opened): callers that stamp what they
+// read (the parse cache) get size and mtime without a second stat.
+func ReadLimitedStat(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	f, st, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer f.Close()
+	size := st.Size()
 	if size > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes, limit %d: %w", size, limit, ErrTooLarge)}
+		return nil, st, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes, limit %d: %w", size, limit, ErrTooLarge)}
+	}
+	data, err := readAll(io.LimitReader(f, limit+1), size)
+	if err != nil {
+		return nil, st, &fs.PathError{Op: "read", Path: path, Err: unwrapPathErr(err)}
 	}
 	// The file may grow between Stat and Read: never read past limit.
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: unwrapPathErr(err)}
+	if int64(len(data)) > limit {
+		return nil, st, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("more than %d bytes: %w", limit, ErrTooLarge)}
 	}
-	if int64(buf.Len()) > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("more than %d bytes: %w", limit, ErrTooLarge)}
+	return data, st, nil
+}
+
+// readAll reads r to the end into a buffer sized for size bytes (what stat
+// said), growing only if the file grew: io.ReadAll and bytes.Buffer would
+// allocate and copy again for every file, on the hot path of a parse.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, size+1) // +1: the read that sees EOF needs room
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
 	}
-	return buf.Bytes(), nil
 }
 
 // ReadTail reads at most the last n bytes of a regular file, for logs that
 // may be huge. When the cut falls inside a UTF-8 sequence the partial rune
 // is dropped, so the tail prints cleanly.
 func ReadTail(path string, n int64) ([]byte, error) {
-	f, size, err := openRegular(path)
+	data, _, err := ReadTailStat(path, n)
+	return data, err
+}
+
+// ReadTailStat is ReadTail that also returns what the file was when read.
+func ReadTailStat(path string, n int64) ([]byte, fs.FileInfo, error) {
+	f, st, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer f.Close()
-	if n < 0 {
-		n = 0
-	}
-	off := max(size-n, 0)
+	n = max(n, 0)
+	off := max(st.Size()-n, 0)
 	data, err := io.ReadAll(io.NewSectionReader(f, off, n))
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: unwrapPathErr(err)}
+		return nil, st, &fs.PathError{Op: "read", Path: path, Err: unwrapPathErr(err)}
 	}
 	if off > 0 {
 		for i := 0; i < utf8.UTFMax && len(data) > 0 && !utf8.RuneStart(data[0]); i++ {
 			data = data[1:]
 		}
 	}
-	return data, nil
+	return data, st, nil
 }
 
 // openRegular opens path for reading when it is a regular file (symlinks
-// followed). The type is checked before opening: opening a FIFO for reading
-// would block until a writer comes, hanging the whole parse.
-func openRegular(path string) (*os.File, int64, error) {
-	st, err := os.Stat(path)
+// followed). It opens non-blocking: opening a FIFO for reading would
+// otherwise wait for a writer and hang the whole parse. The returned
+// FileInfo is set whenever the open succeeded.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	// The path may have been replaced between Stat and Open.
-	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		if err == nil {
-			err = &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
-		}
-		return nil, 0, err
+		return nil, st, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}
-	return f, st.Size(), nil
+	return f, st, nil
 }
 
 func unwrapPathErr(err error) error {

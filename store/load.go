@@ -26,7 +26,8 @@ type Options struct {
 	NoCache bool
 	// BaseURL is handed to ParseAlways (where the results are published).
 	BaseURL string
-	// Lookup finds a workload's parser by name.
+	// Lookup finds a workload's parser by name. When nil, entries are
+	// discovered, filtered and checked for completion but not parsed.
 	Lookup func(name string) (Parser, bool)
 	// Workers bounds parallel parsing; 0 means GOMAXPROCS.
 	Workers int
@@ -49,10 +50,10 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		}
 		return nil, err
 	}
-	for _, w := range warnings {
-		log.Warn(w)
-	}
 	if len(roots) == 0 {
+		for _, w := range warnings {
+			log.Warn(w)
+		}
 		return nil, exitcode.Errorf(exitcode.NoData, "no test roots (directories with settings.yaml) under %s", opts.ResultsDir)
 	}
 	workers := opts.Workers
@@ -89,7 +90,7 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		if e == nil {
 			continue // filtered out
 		}
-		if e.Workload != "" && !l.known(e.Workload) {
+		if e.Workload != "" && opts.Lookup != nil && !l.known(e.Workload) {
 			unknown = append(unknown, fmt.Sprintf("%s (in %s)", e.Workload, e.Path))
 			continue
 		}
@@ -97,6 +98,9 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	}
 	if len(unknown) > 0 {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "unknown workload %s", unknown[0])
+	}
+	for _, w := range warnings {
+		log.Warn(w)
 	}
 	if len(selected) == 0 {
 		return nil, exitcode.Errorf(exitcode.NoData, "no entries under %s match the filters %s", opts.ResultsDir, opts.Filters)
@@ -106,6 +110,7 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	for _, w := range dupWarnings {
 		log.Warn(w)
 	}
+	m.Warnings = append(warnings, dupWarnings...)
 	for _, e := range m.Entries {
 		for _, w := range e.Warnings {
 			log.Warn(w, "entry", e.Path)
@@ -125,9 +130,6 @@ type settingsResult struct {
 }
 
 func (l *loader) known(name string) bool {
-	if l.opts.Lookup == nil {
-		return false
-	}
 	_, ok := l.opts.Lookup(name)
 	return ok
 }
@@ -140,7 +142,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 		if p := recover(); p != nil {
 			e.Results = nil
 			e.State = StateFailed
-			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error while parsing: %v", p))
+			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error in the %s parser: %v", e.Workload, p))
 		}
 	}()
 	settingsOK := true
@@ -158,8 +160,10 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	if !l.opts.Filters.Match(e.Settings) {
 		return nil
 	}
+	e.identity = e.Settings.Identity()
 	if !settingsOK {
 		e.State = StateFailed
+		e.settingsBroken = true
 		return e
 	}
 	e.Workload = l.opts.Workload
@@ -242,8 +246,9 @@ func readExitCode(dir string) (code int, present bool, err error) {
 func (l *loader) parse(e *Entry, p Parser) {
 	var result any
 	cached := false
+	key := newCacheKey(p, e)
 	if !l.opts.NoCache {
-		res, warnings, ok, warning := loadCache(e.Dir, p)
+		res, warnings, ok, warning := loadCache(e.Dir, p, key)
 		if warning != "" {
 			e.Warnings = append(e.Warnings, warning)
 		}
@@ -262,7 +267,10 @@ func (l *loader) parse(e *Entry, p Parser) {
 			return
 		}
 		result = res
-		if err := saveCache(e.Dir, p, pc.deps, pc.warnings, res); err != nil {
+		if pc.uncacheable {
+			removeCache(e.Dir) // an older cache must not outlive this parse
+		} else if err := saveCache(e.Dir, key, pc.deps, pc.warnings, res); err != nil {
+			// A read-only results tree still parses, every time.
 			l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
 		}
 	}
