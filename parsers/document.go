@@ -66,21 +66,52 @@ func jsonError(name string, data []byte, err error) error {
 // msg" and "yaml: unmarshal errors:\n  line 3: msg" (first one kept).
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\n\s*)?line (\d+): ([^\n]*)`)
 
+// yamlParserProblems are the messages of yaml.v3's parser (as opposed to
+// its scanner). For those yaml.v3 reports a 0-based line, and none at all
+// on the first line: YAMLError corrects it.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 // YAML decodes one YAML document into v, naming the line of the first error.
 func YAML(name string, data []byte, v any) error {
 	if err := yaml.Unmarshal(data, v); err != nil {
-		return yamlError(name, data, err)
+		return YAMLError(name, data, err)
 	}
 	return nil
 }
 
-func yamlError(name string, data []byte, err error) error {
+// YAMLError turns an error of yaml.v3 about data into a *SyntaxError with
+// a 1-based line where one can be told.
+func YAMLError(name string, data []byte, err error) *SyntaxError {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &SyntaxError{File: name, Line: line, Msg: m[2]}
+		if yamlParserProblems[m[2]] {
+			line++
+		}
+		// At the end of the stream the line is the one after the final
+		// newline: name the last line a user can see instead.
+		last := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			last++
+		}
+		return &SyntaxError{File: name, Line: max(min(line, last), 1), Msg: m[2]}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
+	if yamlParserProblems[msg] {
+		return &SyntaxError{File: name, Line: 1, Msg: msg}
+	}
 	// The scanner reports bad bytes without a position: find them.
 	line := 0
 	if off, what := firstBadRune(data); off >= 0 {
@@ -123,14 +154,14 @@ func Settings(name string, data []byte) (map[string]any, error) {
 	}
 	var v any
 	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, yamlError(name, data, err)
+		return nil, YAMLError(name, data, err)
 	}
 	// Unmarshal reads the first document only: look for a second one when
 	// a document marker may be there (rare, so the common case stays fast).
 	if bytes.Contains(data, []byte("---")) || bytes.Contains(data, []byte("...")) {
 		line, err := secondDocument(data)
 		if err != nil {
-			return nil, yamlError(name, data, err)
+			return nil, YAMLError(name, data, err)
 		}
 		if line > 0 {
 			return nil, &SyntaxError{File: name, Line: line, Msg: "more than one YAML document; settings are one mapping"}
@@ -141,7 +172,7 @@ func Settings(name string, data []byte) (map[string]any, error) {
 		// written (a date setting is a label, and JSON would reformat it).
 		var err error
 		if v, err = decodeTimesAsText(data); err != nil {
-			return nil, yamlError(name, data, err)
+			return nil, YAMLError(name, data, err)
 		}
 	}
 	var out map[string]any
