@@ -113,6 +113,10 @@ func Load(path string, explicit bool) (*Loaded, error) {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return &Loaded{}, nil
 		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.Errorf(exitcode.InvalidInput, "config file %s: %w", path, err)
 		}
