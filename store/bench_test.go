@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
 )
+
+var benchRuns = flag.Int("bench-runs", 2000, "runs in the tree BenchmarkLoad parses")
 
 // benchTree writes n complete runs in experiments of 100, settings split
 // between the experiment and the run as TOPSAIL writes them.
@@ -27,7 +30,7 @@ func benchTree(b *testing.B, n int) string {
 }
 
 func BenchmarkLoad(b *testing.B) {
-	dir := benchTree(b, 2000)
+	dir := benchTree(b, *benchRuns)
 	p := newFake()
 	opts := Options{ResultsDir: dir, Lookup: lookup(p)}
 	b.Run("cold", func(b *testing.B) {
