@@ -57,6 +57,8 @@ func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
 		newParseCmd(g),
+		newKPIsCmd(g),
+		newSchemaCmd(g),
 	}
 }
 
