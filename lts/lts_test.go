@@ -126,8 +126,8 @@ func TestBuild(t *testing.T) {
 	if fmt.Sprint(m.Labels) != fmt.Sprint(wantLabels) {
 		t.Errorf("labels = %v, want %v", m.Labels, wantLabels)
 	}
-	if got := m.URLs["results"]; got != "https://ci.example/job%201/results/expe/001__a/" {
-		t.Errorf("urls.results = %q", got)
+	if got := m.URLs["artifacts"]; got != "https://ci.example/job%201/results/expe/001__a/" {
+		t.Errorf("urls.artifacts = %q", got)
 	}
 	if k := p.KPIs["cpu_seconds"]; k.Value != 1.75 || !k.LowerBetter || k.TestUUID != uuidA || !k.Timestamp.Equal(t0) {
 		t.Errorf("cpu_seconds = %+v", k)

@@ -31,12 +31,13 @@ type Lookup func(name string) (Workload, bool)
 // Options control payload assembly.
 type Options struct {
 	// BaseURL, when set, is where the results directory is published: the
-	// entry's path appended to it is the payload's urls.results.
+	// entry's path appended to it is the payload's urls.artifacts, unless
+	// the workload set it.
 	BaseURL string
 }
 
-// URLResults is the urls key locating a run's artifact directory.
-const URLResults = "results"
+// URLArtifacts is the urls key locating a run's artifact directory.
+const URLArtifacts = "artifacts"
 
 // Record is the payload of one entry, with the warnings met building it.
 type Record struct {
@@ -77,12 +78,12 @@ func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string)
 	// The generic labels are set here so that no workload can get them wrong.
 	p.Metadata.Labels[kpi.LabelWorkload] = w.Name()
 	p.Metadata.Labels[kpi.LabelSettingsVersion] = cat.SettingsVersion()
-	if opts.BaseURL != "" {
+	if _, set := p.Metadata.URLs[URLArtifacts]; !set && opts.BaseURL != "" {
 		u, err := url.JoinPath(opts.BaseURL, strings.Split(e.Path, "/")...)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("urls: base URL %q: %v", opts.BaseURL, err))
 		} else {
-			p.Metadata.URLs[URLResults] = u + "/"
+			p.Metadata.URLs[URLArtifacts] = u + "/"
 		}
 	}
 	p.Metadata.Start = p.Metadata.Start.UTC()

@@ -36,8 +36,9 @@ type Metadata struct {
 	// Labels are the KPI labels (workload-defined, versioned by the
 	// kpi_settings_version label), stored once here rather than in each KPI.
 	Labels map[string]string `json:"labels" validate:"required,dive,keys,label_name,endkeys,required"`
-	// URLs locate the run's artifacts when they are published (CI).
-	URLs map[string]string `json:"urls" validate:"required,dive,keys,label_name,endkeys,url"`
+	// URLs locate the run's artifacts when they are published (CI), by
+	// name: "artifacts" for the run directory, file names for its files.
+	URLs map[string]string `json:"urls" validate:"required,dive,keys,required,endkeys,url"`
 }
 
 // KPIValue is one KPI of a run as stored in its payload.

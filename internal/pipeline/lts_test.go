@@ -104,7 +104,7 @@ func TestParseOutputLTS(t *testing.T) {
 		t.Errorf("payloads = %s: want the three complete runs sorted by path", got)
 	}
 	meta := payloads[2]["metadata"].(map[string]any)
-	if meta["exit_code"] != 1.0 || meta["urls"].(map[string]any)["results"] != "https://ci.example/artifacts/expe/003__1024/" {
+	if meta["exit_code"] != 1.0 || meta["urls"].(map[string]any)["artifacts"] != "https://ci.example/artifacts/expe/003__1024/" {
 		t.Errorf("failed run metadata = %v", meta)
 	}
 	if _, err := os.Stat(filepath.Join(out, "matrix.json")); err != nil {
