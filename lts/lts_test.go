@@ -134,6 +134,22 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+func TestBuildFailedRunHasNoKPIs(t *testing.T) {
+	t.Parallel()
+	e := toyEntry("expe/003__c", uuidA)
+	*e.ExitCode = 137
+	p, warnings := Build(e, toy{}, Options{})
+	if len(p.KPIs) != 0 || *p.Metadata.ExitCode != 137 {
+		t.Errorf("failed run: kpis %v, exit code %d", p.KPIs, *p.Metadata.ExitCode)
+	}
+	if strings.Join(warnings, "\n") != "exit code 137: no KPIs for a failed run" {
+		t.Errorf("warnings = %q", warnings)
+	}
+	if err := Validate(p, toyCatalog); err != nil {
+		t.Errorf("a failed run with its results is a valid payload: %v", err)
+	}
+}
+
 func TestBuildLenientThenStrict(t *testing.T) {
 	t.Parallel()
 	e := toyEntry("expe/002__b", uuidA)

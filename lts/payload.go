@@ -52,7 +52,8 @@ type Record struct {
 
 // Build assembles the payload of one complete entry, leniently: what the
 // workload cannot provide stays absent and is reported in the warnings. The
-// KPIs are evaluated last, from the assembled payload.
+// KPIs are evaluated last, from the assembled payload, and only for runs
+// that exited 0.
 func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string) {
 	cat := w.KPIs()
 	p := &models.Payload{
@@ -88,6 +89,12 @@ func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string)
 	}
 	p.Metadata.Start = p.Metadata.Start.UTC()
 	p.Metadata.End = p.Metadata.End.UTC()
+	if e.ExitCode != nil && *e.ExitCode != 0 {
+		// A failed run is data (its payload says how it failed), but its
+		// numbers are not performance: a run killed early would look fast.
+		p.KPIs = map[string]models.KPIValue{}
+		return p, append(warnings, fmt.Sprintf("exit code %d: no KPIs for a failed run", *e.ExitCode))
+	}
 	kpis, kpiWarnings := cat.Evaluate(p)
 	p.KPIs = kpis
 	return p, append(warnings, kpiWarnings...)

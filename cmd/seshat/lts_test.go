@@ -31,7 +31,7 @@ func TestKPIsCommand(t *testing.T) {
 	// The format from the environment.
 	r = runSeshat(t, map[string]string{"SESHAT_FORMAT": "json"}, "kpis", "--results-dir", root)
 	var docs []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &docs); r.code != 0 || err != nil || len(docs) != 6 {
+	if err := json.Unmarshal([]byte(r.stdout), &docs); r.code != 0 || err != nil || len(docs) != 4 {
 		t.Errorf("json: exit %d, %v, %d documents\n%s", r.code, err, len(docs), r.stderr)
 	}
 	r = runSeshat(t, nil, "kpis", "--results-dir", root, "--format", "xml")

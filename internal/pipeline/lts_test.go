@@ -185,8 +185,9 @@ func TestKPIsOpenMetrics(t *testing.T) {
 	if len(families) != 2 || families[0].Name != "toy_elapsed_ms" || families[1].Name != "toy_wall_seconds" || families[1].Unit != "seconds" {
 		t.Fatalf("families: %+v", families)
 	}
+	// The failed run (exit 1) has no KPIs: its numbers are not performance.
 	s := families[0].Samples
-	if len(s) != 3 || s[0].Value != 1.5 || s[0].Labels["size"] != "512" || s[0].Labels["device"] != "cpu" ||
+	if len(s) != 2 || s[0].Value != 1.5 || s[0].Labels["size"] != "512" || s[0].Labels["device"] != "cpu" ||
 		s[0].Labels["test_uuid"] != "0b5e3a57-8f0e-4c1a-9a51-1d1f1c0f4a11" || *s[0].TimestampMs != t0.UnixMilli() {
 		t.Errorf("samples: %+v", s)
 	}
@@ -213,10 +214,10 @@ func TestKPIsJSONDocuments(t *testing.T) {
 	if err := json.Unmarshal(data, &docs); err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 7 {
-		t.Fatalf("%d documents, want 2 KPIs x 3 runs + 1: %s", len(docs), data)
+	if len(docs) != 5 {
+		t.Fatalf("%d documents, want 2 KPIs x 2 successful runs + 1: %s", len(docs), data)
 	}
-	last := docs[6]
+	last := docs[4]
 	if last.KPI != "wall_seconds" || last.Value != 1 || last.Labels["device"] != "gpu" || last.Labels["workload"] != "toy" || last.ID() != "3e8b6d8a-bc3b-4f4d-8d84-404c4f3c7d44.wall_seconds" {
 		t.Errorf("last document = %+v", last)
 	}
