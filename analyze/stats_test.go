@@ -48,7 +48,7 @@ func TestCompareSegments(t *testing.T) {
 		{
 			name: "identical halves", before: []float64{1.00, 1.02, 1.05, 0.95, 0.98}, after: []float64{1.00, 1.02, 1.05, 0.95, 0.98},
 			want: Segments{MeanBefore: 1, MeanAfter: 1, StdDevBefore: math.Sqrt(0.00116), StdDevAfter: math.Sqrt(0.00116), NBefore: 5, NAfter: 5, PValue: 1},
-			tol: 1e-9,
+			tol:  1e-9,
 		},
 		{
 			name: "two points in all: p is 1", before: []float64{1}, after: []float64{100},
