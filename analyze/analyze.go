@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -257,7 +258,7 @@ func New(name string, p Params) (Method, error) {
 	case "mannwhitney":
 		m = MannWhitney{Alpha: p.Alpha}
 	default:
-		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownMethod, name, Names())
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownMethod, name, strings.Join(Names(), ", "))
 	}
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("method %s: %w", name, err)

@@ -57,6 +57,7 @@ func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
 		newParseCmd(g),
+		newChangePointsCmd(g),
 	}
 }
 
