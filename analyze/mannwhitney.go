@@ -192,29 +192,29 @@ type uDist struct {
 // uDistribution counts the arrangements by the recursion on the largest
 // value: it is an x (U grows by n2) or a y (U unchanged), so
 // f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u). Only additions: no
-// cancellation, so tail probabilities keep their precision.
+// cancellation, so tail probabilities keep their precision. One table,
+// updated in place for m = 1..n1 (u descending keeps f(m-1, n, ·) readable).
 func uDistribution(n1, n2 int) uDist {
-	// row[n] holds f(m, n, ·) for the current m.
-	row := make([][]float64, n2+1)
-	for n := range row {
-		row[n] = []float64{1} // m = 0: only U = 0
+	size := n1*n2 + 1
+	table := make([]float64, (n2+1)*size)
+	g := make([][]float64, n2+1) // g[n][u] = f(m, n, u) for the current m
+	for n := range g {
+		g[n] = table[n*size : (n+1)*size]
+		g[n][0] = 1 // m = 0: only U = 0
 	}
-	next := make([][]float64, n2+1)
 	for m := 1; m <= n1; m++ {
-		next[0] = []float64{1}
 		for n := 1; n <= n2; n++ {
-			f := make([]float64, m*n+1)
-			for u, c := range row[n] { // largest is an x
-				f[u+n] += c
+			cur, below := g[n], g[n-1]
+			for u := m * n; u >= 0; u-- {
+				v := below[u] // the largest value is a y
+				if u >= n {
+					v += cur[u-n] // an x: f(m-1, n, u-n), not yet overwritten
+				}
+				cur[u] = v
 			}
-			for u, c := range next[n-1] { // largest is a y
-				f[u] += c
-			}
-			next[n] = f
 		}
-		row, next = next, row
 	}
-	d := uDist{freq: row[n2]}
+	d := uDist{freq: g[n2]}
 	for _, c := range d.freq {
 		d.total += c
 	}

@@ -143,6 +143,9 @@ type seriesChangePoints struct {
 // findChangePoints analyses the series on GOMAXPROCS workers; results keep
 // the order of series.
 func findChangePoints(ctx context.Context, det analyze.Detector, series []seriesfile.Series) ([]seriesChangePoints, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := make([]seriesChangePoints, len(series))
 	next := make(chan int)
 	var wg sync.WaitGroup
