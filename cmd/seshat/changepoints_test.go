@@ -8,7 +8,10 @@ import (
 	"testing"
 )
 
-const seriesCSV = "testdata/changepoints/series.csv"
+const (
+	seriesCSV  = "../../testdata/series/kpis.csv"
+	seriesJSON = "../../testdata/series/step.json"
+)
 
 func TestChangePointsGolden(t *testing.T) {
 	t.Parallel()
@@ -17,11 +20,11 @@ func TestChangePointsGolden(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"text", "changepoints/series.txt", []string{"changepoints", seriesCSV}},
-		{"json", "changepoints/series.json", []string{"changepoints", seriesCSV, "--format", "json"}},
+		{"text", "changepoints/kpis.txt", []string{"changepoints", seriesCSV}},
+		{"json", "changepoints/kpis.json", []string{"changepoints", seriesCSV, "--format", "json"}},
 		{"one metric", "changepoints/rate.txt", []string{"changepoints", seriesCSV, "--metric", "rate_gflops"}},
-		{"JSON input without time", "changepoints/input.txt", []string{"changepoints", "testdata/changepoints/input.json"}},
-		{"JSON input without time, JSON out", "changepoints/input.out.json", []string{"changepoints", "testdata/changepoints/input.json", "--format", "json"}},
+		{"JSON input without time", "changepoints/step.txt", []string{"changepoints", seriesJSON}},
+		{"JSON input without time, JSON out", "changepoints/step.json", []string{"changepoints", seriesJSON, "--format", "json"}},
 		{"zscore", "changepoints/zscore.txt", []string{"changepoints", seriesCSV, "--method", "zscore", "--threshold", "4"}},
 	}
 	for _, tc := range tests {

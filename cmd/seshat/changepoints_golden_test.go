@@ -1,18 +1,16 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it under -update.
+// golden compares got with the file name under goldenDir, or rewrites it
+// under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	path := filepath.Join(goldenDir, name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -24,9 +22,9 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatalf("%v (run go test ./cmd/seshat -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+		t.Errorf("%s differs (rerun with -update and review the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
