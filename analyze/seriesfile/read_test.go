@@ -185,6 +185,9 @@ func addSeeds(f *testing.F, ext string) {
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no seeds for %s: %v", ext, err)
 	}
+	// The series the command's goldens use.
+	shipped, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "series", "*"+ext))
+	files = append(files, shipped...)
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
