@@ -59,6 +59,7 @@ func verbs(g *globals) []*cobra.Command {
 		newParseCmd(g),
 		newKPIsCmd(g),
 		newSchemaCmd(g),
+		newChangePointsCmd(g),
 	}
 }
 
