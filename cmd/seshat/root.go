@@ -100,6 +100,9 @@ func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
 		newParseCmd(g),
+		newKPIsCmd(g),
+		newSchemaCmd(g),
+		newChangePointsCmd(g),
 	}
 }
 
