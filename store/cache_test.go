@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -162,23 +161,33 @@ func TestCorruptCache(t *testing.T) {
 		corrupt func(valid []byte) []byte
 		warning string // "" : a silent miss
 	}{
-		{"garbage", func([]byte) []byte { return []byte("\x00\xffnot json at all") }, "corrupt"},
+		{"garbage", func([]byte) []byte { return []byte("\x00\xffnot cbor at all") }, "corrupt"},
 		{"empty", func([]byte) []byte { return nil }, "corrupt"},
 		{"truncated header", func(v []byte) []byte { return v[:20] }, "corrupt"},
 		{"truncated result", func(v []byte) []byte { return v[:len(v)-8] }, "corrupt result"},
-		{"header of the wrong shape", func([]byte) []byte { return []byte("[1, 2]\n{}\n") }, "corrupt"},
-		{"field of the wrong type", func([]byte) []byte { return []byte(`{"format": "two"}` + "\n{}\n") }, "corrupt"},
-		{"deps of the wrong shape", func(v []byte) []byte {
-			return bytes.Replace(v, []byte(`"deps":[`), []byte(`"deps":[7,`), 1)
+		{"header of the wrong shape", func([]byte) []byte { return cborSeq(t, []int{1, 2}, map[string]any{}) }, "corrupt"},
+		{"field of the wrong type", func([]byte) []byte {
+			return cborSeq(t, map[string]any{"format": "three"}, map[string]any{})
 		}, "corrupt"},
-		{"result the decoder panics on", func(v []byte) []byte {
-			head, _, _ := bytes.Cut(v, []byte("\n"))
-			return append(head, []byte("\n\"panic\"\n")...)
-		}, "decoder panicked"},
-		{"older format: a plain miss", func([]byte) []byte { return []byte(`{"format": 1, "result": {}}`) }, ""},
-		{"header only", func(v []byte) []byte { head, _, _ := bytes.Cut(v, []byte("\n")); return head }, "no result"},
+		{"deps of the wrong shape", func(v []byte) []byte {
+			h, body := splitCache(t, v)
+			h["deps"] = []any{7}
+			return append(cborSeq(t, h), body...)
+		}, "corrupt"},
+		{"result of the wrong shape", func(v []byte) []byte {
+			h, _ := splitCache(t, v)
+			return cborSeq(t, h, []string{"not", "a", "result"})
+		}, "corrupt result"},
+		{"older format: a plain miss", func(v []byte) []byte {
+			h, body := splitCache(t, v)
+			h["format"] = 2
+			return append(cborSeq(t, h), body...)
+		}, ""},
+		{"header only", func(v []byte) []byte { h, _ := splitCache(t, v); return cborSeq(t, h) }, "no result"},
 		{"another format number", func(v []byte) []byte {
-			return bytes.Replace(v, []byte(`"format":2`), []byte(`"format":99`), 1)
+			h, body := splitCache(t, v)
+			h["format"] = 99
+			return append(cborSeq(t, h), body...)
 		}, ""},
 	}
 	for _, tt := range tests {
@@ -322,5 +331,57 @@ func TestArtifactDirnameExactPathWins(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(r.Warnings, "\n"), "not found") {
 		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+// cborSeq encodes values as a CBOR sequence, the cache file's shape.
+func cborSeq(t *testing.T, values ...any) []byte {
+	t.Helper()
+	var out []byte
+	for _, v := range values {
+		b, err := cacheEnc.Marshal(v)
+		must(t, err)
+		out = append(out, b...)
+	}
+	return out
+}
+
+// splitCache decodes a valid cache file's header generically and returns the
+// raw result that follows it.
+func splitCache(t *testing.T, data []byte) (map[string]any, []byte) {
+	t.Helper()
+	var h map[string]any
+	rest, err := cacheDec.UnmarshalFirst(data, &h)
+	must(t, err)
+	return h, rest
+}
+
+// TestCachedSettingsEqualFresh: a cached load takes the root's settings and
+// exit code from the cache; they must be the very values a fresh load reads,
+// Go types included.
+func TestCachedSettingsEqualFresh(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		map[string]string{"settings.top.yaml": "image: ubi9\n"},
+		run("a", "size: 512\nratio: 0.5\nfast: true\nname: x\nlist: [1, two, 3.5]\nnested: {k: 7}\n\"@repeat\": 2\n", "3", nil),
+	))
+	p := newFake()
+	fresh := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	wantStates(t, fresh, map[string]string{"a": "parsed"})
+	cached := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	wantStates(t, cached, map[string]string{"a": "cached"})
+	f, c := entry(t, fresh, "a"), entry(t, cached, "a")
+	if !reflect.DeepEqual(f.Settings, c.Settings) {
+		t.Errorf("settings changed through the cache:\nfresh  %#v\ncached %#v", f.Settings, c.Settings)
+	}
+	if *f.ExitCode != 3 || *c.ExitCode != 3 {
+		t.Errorf("exit codes %d, %d, want 3", *f.ExitCode, *c.ExitCode)
+	}
+	// The parent's settings file is not cached per root: editing it shows.
+	must(t, os.WriteFile(filepath.Join(dir, "settings.top.yaml"), []byte("image: ubi10\n"), 0o644))
+	again := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	if got := entry(t, again, "a").Settings["image"]; got != "ubi10" {
+		t.Errorf("image = %v after editing the parent settings, want ubi10", got)
 	}
 }

@@ -10,7 +10,7 @@
 //     settings.yaml last; filters select roots. exit_code decides the state:
 //     missing is incomplete (not parsed), unreadable is failed.
 //  3. Each selected, complete root is parsed by its workload's Parser:
-//     parse-once results come from a per-root cache (.seshat_cache.json)
+//     parse-once results come from a per-root cache (.seshat_cache.cbor)
 //     when the workload and its parser version, the entry's settings and
 //     exit code, the size and mtime of every file parse-once read (or its
 //     absence) and the directory each artifact dirname glob resolved to are

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,16 +62,7 @@ func (p *fakeParser) ParseOnce(ctx *ParseContext) (any, error) {
 	return r, nil
 }
 
-func (p *fakeParser) DecodeCached(raw json.RawMessage) (any, error) {
-	if string(raw) == `"panic"` {
-		panic("decoder bug")
-	}
-	var r fakeResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
+func (p *fakeParser) NewResult() any { return &fakeResult{} }
 
 func (p *fakeParser) ParseAlways(ctx *AlwaysContext, result any) error {
 	r := result.(*fakeResult)

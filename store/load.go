@@ -145,9 +145,21 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error in the %s parser: %v", e.Workload, p))
 		}
 	}()
+	// The cache is read first: besides the parse-once result it remembers
+	// the root's own settings file and exit_code with their stamps, which
+	// saves reading and decoding both on a cached parse.
+	rc := &rootCache{}
+	if !l.opts.NoCache {
+		rc = readCache(r.Dir)
+	}
 	settingsOK := true
-	for _, f := range r.SettingsFiles {
-		s := l.readSettings(f)
+	for i, f := range r.SettingsFiles {
+		var s settingsResult
+		if i == len(r.SettingsFiles)-1 {
+			s = l.readOwnSettings(f, rc)
+		} else {
+			s = l.readSettings(f)
+		}
 		if s.err != nil {
 			e.Warnings = append(e.Warnings, s.err.Error())
 			settingsOK = false
@@ -176,7 +188,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 		}
 		e.Workload = name
 	}
-	code, present, err := readExitCode(r.Dir)
+	code, present, err := l.readExitCode(r.Dir, rc)
 	switch {
 	case err != nil:
 		e.State = StateFailed
@@ -198,7 +210,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
-	l.parse(e, p)
+	l.parse(e, p, rc)
 	return e
 }
 
@@ -226,8 +238,15 @@ func (l *loader) relName(path string) string {
 	return path
 }
 
-func readExitCode(dir string) (code int, present bool, err error) {
-	data, err := parsers.ReadLimited(filepath.Join(dir, "exit_code"), 4096)
+// readExitCode reads a root's exit_code, or takes it from the cache when the
+// file's stamp is unchanged.
+func (l *loader) readExitCode(dir string, rc *rootCache) (code int, present bool, err error) {
+	path := filepath.Join(dir, "exit_code")
+	if rc.header.ExitCodeFile != nil && stampHolds(path, *rc.header.ExitCodeFile) {
+		rc.exitCodeStamp = rc.header.ExitCodeFile
+		return rc.header.ExitCode, true, nil
+	}
+	data, st, err := parsers.ReadLimitedStat(path, 4096)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, false, nil
@@ -238,17 +257,40 @@ func readExitCode(dir string) (code int, present bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
+	rc.exitCodeStamp = stampOf("exit_code", st)
 	return code, true, nil
+}
+
+// readOwnSettings reads the root's own settings file (never shared with
+// another root, so not kept in settingsCache), or takes its values from the
+// cache when its stamp is unchanged.
+func (l *loader) readOwnSettings(path string, rc *rootCache) settingsResult {
+	if rc.header.SettingsFile != nil && stampHolds(path, *rc.header.SettingsFile) {
+		rc.settingsStamp, rc.settingsValues = rc.header.SettingsFile, rc.header.SettingsValues
+		return settingsResult{values: normalizeDecoded(rc.header.SettingsValues).(map[string]any)}
+	}
+	name := l.relName(path)
+	var res settingsResult
+	data, st, err := parsers.ReadLimitedStat(path, 1<<20)
+	if err != nil {
+		res.err = fmt.Errorf("%s: %w", name, unwrapPath(err))
+		return res
+	}
+	res.values, res.err = parsers.Settings(name, data)
+	if res.err == nil {
+		rc.settingsStamp, rc.settingsValues = stampOf(filepath.Base(path), st), res.values
+	}
+	return res
 }
 
 // parse fills e.Results: from the cache when valid, else by ParseOnce (and
 // the cache is rewritten); then ParseAlways.
-func (l *loader) parse(e *Entry, p Parser) {
+func (l *loader) parse(e *Entry, p Parser, rc *rootCache) {
 	var result any
 	cached := false
 	key := newCacheKey(p, e)
 	if !l.opts.NoCache {
-		res, warnings, ok, warning := loadCache(e.Dir, p, key)
+		res, warnings, ok, warning := rc.result(e.Dir, p, key)
 		if warning != "" {
 			e.Warnings = append(e.Warnings, warning)
 		}
@@ -269,7 +311,7 @@ func (l *loader) parse(e *Entry, p Parser) {
 		result = res
 		if pc.uncacheable {
 			removeCache(e.Dir) // an older cache must not outlive this parse
-		} else if err := saveCache(e.Dir, key, pc.deps, pc.warnings, res); err != nil {
+		} else if err := rc.save(e.Dir, key, pc.deps, pc.warnings, res); err != nil {
 			// A read-only results tree still parses, every time.
 			l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
 		}
