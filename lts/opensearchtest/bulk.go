@@ -520,14 +520,21 @@ func (s *Server) handleBulk(w http.ResponseWriter, rq *request) {
 		return
 	}
 
+	// Item faults are decided before taking the lock, so that a Match
+	// function may look at the server.
+	faults := make([]*apiError, len(actions))
+	for i, a := range actions {
+		faults[i] = rq.itemFault(s, BulkItem{Position: i, Action: a.action, Index: a.index, ID: a.id}, a.index)
+	}
+
 	s.mu.Lock()
 	items := make([]map[string]*itemResult, len(actions))
 	touched := map[*index]bool{}
 	anyError := false
 	for i, a := range actions {
 		var res *itemResult
-		if fe := rq.itemFault(s, BulkItem{Position: i, Action: a.action, Index: a.index, ID: a.id}, a.index); fe != nil {
-			res = failedItem(a, fe)
+		if faults[i] != nil {
+			res = failedItem(a, faults[i])
 		} else {
 			res = s.write(a)
 		}

@@ -36,7 +36,9 @@ type Fault struct {
 	Body   []byte
 	// Drop closes the connection without any response.
 	Drop bool
-	// Delay holds the request this long before anything else happens.
+	// Delay holds the request this long before anything else happens. A
+	// request whose client gives up meanwhile is still handled afterwards,
+	// as OpenSearch carries on with a bulk request whose client has gone.
 	Delay time.Duration
 	// AfterApply handles the request first, so its writes take effect, and
 	// only then answers with Status or Drop: the response is lost, the
@@ -199,6 +201,7 @@ func (s *Server) applyFault(w http.ResponseWriter, rq *request, f *Fault, in *In
 			t.Stop()
 		case <-s.closing:
 			t.Stop()
+			return true
 		}
 	}
 	if f.Items != nil && rq.endpoint == EndpointBulk {

@@ -28,8 +28,25 @@ type binder struct {
 	now time.Time
 }
 
+// field is the mapping of a field; a path inside a flat_object field is a
+// keyword.
 func (b *binder) field(name string) *fieldDef {
-	return b.ix.mapping.fields[name]
+	if d := b.ix.mapping.fields[name]; d != nil {
+		return d
+	}
+	for p := name; ; {
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			return nil
+		}
+		p = p[:i]
+		if d := b.ix.mapping.fields[p]; d != nil {
+			if d.typ == "flat_object" {
+				return &fieldDef{typ: "keyword", enabled: true}
+			}
+			return nil
+		}
+	}
 }
 
 // shardError is a QueryShardException raised while building the query for

@@ -421,3 +421,25 @@ func TestParseDate(t *testing.T) {
 		}
 	}
 }
+
+func TestFlatObject(t *testing.T) {
+	t.Parallel()
+	ts := Start(t, Config{AutoRefresh: true})
+	call(t, ts, "PUT", "/kpis", `{"mappings":{"properties":{"labels":{"type":"flat_object"},"value":{"type":"double"}}}}`).mustStatus(t, 200)
+	bulk(t, ts, "/kpis/_bulk", ndjson(
+		`{"index":{"_id":"a"}}`, `{"labels":{"backend":"cuda","gpu":{"model":"h100"}},"value":1}`,
+		`{"index":{"_id":"b"}}`, `{"labels":{"backend":"rocm"},"value":2}`,
+	))
+	tests := []struct{ query, want string }{
+		{`{"term":{"labels.backend":"cuda"}}`, "a"},
+		{`{"term":{"labels.gpu.model":"h100"}}`, "a"},
+		{`{"term":{"labels":"rocm"}}`, "b"},
+		{`{"exists":{"field":"labels.gpu"}}`, "a"},
+	}
+	for _, tc := range tests {
+		r := call(t, ts, "POST", "/kpis/_search", `{"query":`+tc.query+`,"sort":["labels.backend"]}`)
+		if got := strings.Join(hitIDs(t, r), ","); got != tc.want {
+			t.Errorf("%s: got [%s], want [%s]", tc.query, got, tc.want)
+		}
+	}
+}

@@ -78,7 +78,7 @@ type Server struct {
 
 // BulkStat describes one bulk request the server received.
 type BulkStat struct {
-	Actions     int  // operations in the body; 0 when it did not parse
+	Actions     int  // operations in the body; 0 when it does not parse
 	Bytes       int  // body size as sent (compressed size for gzip bodies)
 	Status      int  // HTTP status answered; 0 when the connection was dropped
 	FailedItems int  // items answered with an error
@@ -242,7 +242,8 @@ func (s *Server) count(ep Endpoint) {
 
 func (s *Server) recordBulk(rq *request) {
 	st := BulkStat{Actions: rq.bulkActions, Bytes: rq.rawSize, Status: rq.status, FailedItems: rq.bulkFailed, Faulted: rq.faulted}
-	if rq.faulted && rq.bulkActions == 0 {
+	if rq.bulkActions == 0 && len(rq.body) > 0 {
+		// The handler did not run (a fault, or authentication).
 		if actions, err := parseBulk(rq.body, rq.index); err == nil {
 			st.Actions = len(actions)
 		}
