@@ -254,6 +254,7 @@ func TestBulkItemErrors(t *testing.T) {
 		`{"index":{"_index":"Typed","_id":"7"}}`, `{}`,
 		`{"index":{"_index":"typed","_id":"8"}}`, `{"ok":"yes"}`,
 		`{"index":{"_index":"typed","_id":"9"}}`, `{"n":1.9,"ts":1700000000000,"ok":"false"}`,
+		`{"index":{"_index":"typed","_id":"10"}}`, `{"_id":"10"}`,
 	))
 	want := []struct {
 		status int
@@ -269,6 +270,7 @@ func TestBulkItemErrors(t *testing.T) {
 		{400, "invalid_index_name_exception", "Invalid index name [Typed], must be lowercase"},
 		{400, "mapper_parsing_exception", "failed to parse field [ok] of type [boolean] in document with id '8'. Preview of field's value: 'yes'"},
 		{201, "", ""},
+		{400, "mapper_parsing_exception", "Field [_id] is a metadata field and cannot be added inside a document. Use the index API request parameters."},
 	}
 	for i, w := range want {
 		_, it := br.item(t, i)

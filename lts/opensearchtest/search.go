@@ -504,10 +504,6 @@ func (b *binder) bindSort(spec sortSpec) (boundSort, *apiError) {
 	return boundSort{spec: spec, kind: kind, def: def}, nil
 }
 
-func (bs boundSort) numeric() bool {
-	return bs.kind == kindInt || bs.kind == kindDate || bs.kind == kindBool
-}
-
 // missingLast reports whether documents without a value sort after all others.
 func (bs boundSort) missingLast() bool {
 	return bs.spec.missing == nil || bs.spec.missing.text() != "_first"

@@ -254,8 +254,22 @@ func TestIndexTemplates(t *testing.T) {
 		t.Errorf("seshat-b mapping = %v", got)
 	}
 
+	all := call(t, ts, "GET", "/_index_template", "").mustStatus(t, http.StatusOK).decode(t)["index_templates"].([]any)
+	if len(all) != 2 || all[0].(map[string]any)["name"] != "other" || all[1].(map[string]any)["name"] != "payloads" {
+		t.Errorf("GET /_index_template = %v", all)
+	}
+	if raw, ok := ts.Template("payloads"); !ok || !strings.Contains(string(raw), `"index_patterns":["seshat-*"]`) {
+		t.Errorf("Template = %s, %v", raw, ok)
+	}
+	if got := ts.Indices(); strings.Join(got, ",") != "seshat-a,seshat-b,seshat-xyz" {
+		t.Errorf("Indices = %v", got)
+	}
+
 	call(t, ts, "DELETE", "/_index_template/other", "").mustStatus(t, http.StatusOK)
 	call(t, ts, "DELETE", "/_index_template/other", "").mustStatus(t, http.StatusNotFound)
+	if _, ok := ts.Template("other"); ok {
+		t.Error("deleted template still there")
+	}
 }
 
 func TestCreateIndex(t *testing.T) {
@@ -327,5 +341,31 @@ func TestErrorResponsesGolden(t *testing.T) {
 	}
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Errorf("error responses differ from %s; run with -update after checking them against OpenSearch\n%s", golden, out.String())
+	}
+}
+
+func TestIndexMetadataEndpoints(t *testing.T) {
+	t.Parallel()
+	ts := Start(t, Config{})
+	m := call(t, ts, "GET", "/_cluster/health", "").mustStatus(t, 200).decode(t)
+	if m["status"] != "green" || m["number_of_nodes"] != json.Number("1") {
+		t.Errorf("empty cluster health = %v", m)
+	}
+	call(t, ts, "PUT", "/meta", `{"settings":{"number_of_replicas":0},"mappings":{"properties":{"k":{"type":"keyword"},"o":{"properties":{"d":{"type":"date","format":"epoch_millis"}}}}}}`).mustStatus(t, 200)
+	mp := call(t, ts, "GET", "/meta/_mapping", "").mustStatus(t, 200)
+	if got := string(mp.body); got != `{"meta":{"mappings":{"properties":{"k":{"type":"keyword"},"o":{"properties":{"d":{"format":"epoch_millis","type":"date"}}}}}}}` {
+		t.Errorf("_mapping = %s", got)
+	}
+	g := call(t, ts, "GET", "/meta", "").mustStatus(t, 200).decode(t)
+	settings := g["meta"].(map[string]any)["settings"].(map[string]any)["index"].(map[string]any)
+	if settings["number_of_replicas"] != "0" || settings["provided_name"] != "meta" {
+		t.Errorf("settings = %v", settings)
+	}
+	if h := call(t, ts, "GET", "/_cluster/health/meta", "").mustStatus(t, 200).decode(t); h["status"] != "green" {
+		t.Errorf("health of an index without replicas = %v", h["status"])
+	}
+	call(t, ts, "PUT", "/other", "").mustStatus(t, 200)
+	if h := call(t, ts, "GET", "/_cluster/health", "").mustStatus(t, 200).decode(t); h["status"] != "yellow" || h["unassigned_shards"] != json.Number("1") {
+		t.Errorf("single node with a replica = %v", h)
 	}
 }
