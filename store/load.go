@@ -113,7 +113,7 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	m.Warnings = append(warnings, dupWarnings...)
 	for _, e := range m.Entries {
 		for _, w := range e.Warnings {
-			log.Warn(w, "entry", e.Path)
+			log.Warn(e.Path + ": " + w)
 		}
 	}
 	return m, nil

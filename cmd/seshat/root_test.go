@@ -233,7 +233,7 @@ func TestBoolFlagsFromEnv(t *testing.T) {
 	writeFiles(t, tree, map[string]string{"expe/c/settings.yml": "size: 3\n", "expe/c/exit_code": "0\n"})
 	noisy := runSeshat(t, nil, "parse", "--results-dir", tree)
 	quiet := runSeshat(t, map[string]string{"SESHAT_QUIET": "1"}, "parse", "--results-dir", tree)
-	if !strings.Contains(noisy.stderr, "warning: settings.yml: accepted") {
+	if !strings.Contains(noisy.stderr, "warning: expe/c: settings.yml: accepted") {
 		t.Errorf("no warning about settings.yml: %q", noisy.stderr)
 	}
 	if !strings.Contains(quiet.stderr, "parsed 3 entries") || strings.Contains(quiet.stderr, "warning:") {
