@@ -70,12 +70,12 @@ type answer struct {
 	Ready *struct {
 		Versions map[string]string `json:"versions"`
 	} `json:"ready"`
-	Done          bool      `json:"done"`
-	SamplesMs     []float64 `json:"samples_ms"`
-	ElapsedMs     *float64  `json:"elapsed_ms"`
+	Done          bool              `json:"done"`
+	SamplesMs     []float64         `json:"samples_ms"`
+	ElapsedMs     *float64          `json:"elapsed_ms"`
 	Versions      map[string]string `json:"versions"`
-	Error         string  `json:"error"`
-	MissingModule *string `json:"missing_module"`
+	Error         string            `json:"error"`
+	MissingModule *string           `json:"missing_module"`
 }
 
 // pyProcess is a running Python program speaking the driver protocol.
