@@ -57,6 +57,8 @@ func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
 		newParseCmd(g),
+		newRunCmd(g),
+		newPICmd(g),
 	}
 }
 

@@ -506,3 +506,6 @@ func (p *Params) FLOPs() float64 {
 	}
 	return 0
 }
+
+// SettingKey implements workloads.SettingKeyer.
+func (e *SettingError) SettingKey() string { return e.Key }

@@ -1,0 +1,52 @@
+package pi
+
+import (
+	"path/filepath"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/pi/indicator"
+)
+
+// The files of a run directory that `seshat pi` reads and writes.
+const (
+	settingsFile = "settings.yaml"
+	piFile       = "pi.json"
+)
+
+var _ workloads.Runner = Workload{}
+
+// CheckPoint implements workloads.Runner: the PI's settings are decoded as
+// the child will decode them.
+func (Workload) CheckPoint(settings map[string]any) error {
+	_, err := indicator.Decode(settings)
+	return err
+}
+
+// Command implements workloads.Runner: every PI runs in `seshat pi`, which
+// runs Go kernels in process and starts Python or the exec command below
+// itself, inside the run's process group.
+func (Workload) Command(req workloads.RunRequest) ([]string, error) {
+	args := []string{req.Self, "pi",
+		"--settings", filepath.Join(req.Dir, settingsFile),
+		"--output", filepath.Join(req.Dir, piFile)}
+	if req.Python != "" {
+		args = append(args, "--python", req.Python)
+	}
+	return args, nil
+}
+
+// RunVersions implements workloads.Runner: the versions pi.json reports.
+func (Workload) RunVersions(dir string) map[string]string {
+	path := filepath.Join(dir, piFile)
+	data, err := parsers.ReadLimited(path, parsers.DefaultLimit)
+	if err != nil {
+		return nil
+	}
+	var doc models.PIResult
+	if parsers.JSON(path, data, &doc) != nil {
+		return nil
+	}
+	return doc.Versions
+}
