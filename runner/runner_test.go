@@ -30,7 +30,9 @@ func (helperWorkload) CheckPoint(map[string]any) error { return nil }
 func (helperWorkload) Command(req workloads.RunRequest) ([]string, error) {
 	return []string{req.Self}, nil
 }
-func (helperWorkload) RunVersions(string) map[string]string { return map[string]string{"helper": "1.0"} }
+func (helperWorkload) RunVersions(string) map[string]string {
+	return map[string]string{"helper": "1.0"}
+}
 
 func runOpts(t *testing.T, results, src string) Options {
 	t.Helper()
