@@ -93,7 +93,7 @@ func (c *ParseContext) read(name string, reader func(string) ([]byte, error)) ([
 		if errors.Is(statErr, fs.ErrNotExist) {
 			c.deps = append(c.deps, FileStamp{Path: rel, Absent: true})
 		}
-		return nil, fmt.Errorf("%s: %w", rel, statErr)
+		return nil, fmt.Errorf("%s: %w", rel, unwrapPath(statErr))
 	}
 	c.deps = append(c.deps, FileStamp{Path: rel, Size: st.Size(), ModTime: st.ModTime().UnixNano()})
 	data, err := reader(full)

@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"testing"
 )
+
+// update rewrites the golden files of the command tests instead of comparing:
+// go test ./cmd/seshat -update
+var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
 
 // result is what a whole command run in a test produced.
 type result struct {

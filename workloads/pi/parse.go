@@ -1,21 +1,138 @@
 package pi
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
 
 	"github.com/seshat-bench/seshat/store"
 )
 
-// Placeholder until the parser lands: see issue 2 item 6.
+// ParserVersion changes whenever ParseOnce would make different Results from
+// the same files (new fields, new checks, new warnings): bumping it
+// invalidates every cached pi entry.
+const ParserVersion = "1"
 
-func (Workload) ParserVersion() string               { return "0" }
+// ParserVersion implements store.Parser.
+func (Workload) ParserVersion() string { return ParserVersion }
+
+// ArtifactDirnames implements store.Parser: pi runs write their files at the
+// top of the run directory.
 func (Workload) ArtifactDirnames() map[string]string { return nil }
-func (Workload) ImportantFiles() []string            { return nil }
-func (Workload) ParseOnce(*store.ParseContext) (any, error) {
-	return nil, errors.New("pi parser not implemented")
+
+// ImportantFiles implements store.Parser: every file ParseOnce reads.
+func (Workload) ImportantFiles() []string {
+	return []string{UUIDFile, ConfigFile, PIFile, HWInfoFile, UsageFile, StdoutFile, StderrFile}
 }
-func (Workload) DecodeCached(json.RawMessage) (any, error) {
-	return nil, errors.New("pi parser not implemented")
+
+// ParseOnce implements store.Parser. It never fails: each missing or broken
+// file leaves its field empty and a warning naming the file (and the line or
+// field for JSON and YAML).
+func (Workload) ParseOnce(ctx *store.ParseContext) (any, error) {
+	r := &Results{}
+	if data, ok := readArtifact(ctx, UUIDFile); ok {
+		r.UUID = decodeUUID(data, ctx)
+	}
+	if data, ok := readArtifact(ctx, ConfigFile); ok {
+		r.Config = decodeConfig(data, ctx)
+	}
+	if data, ok := readArtifact(ctx, PIFile); ok {
+		r.PI = decodePI(data, ctx.Settings, ctx)
+	}
+	if data, ok := readArtifact(ctx, HWInfoFile); ok {
+		r.HWInfo = decodeHWInfo(data, ctx)
+	}
+	if data, ok := readArtifact(ctx, UsageFile); ok {
+		r.Usage = decodeUsage(data, ctx)
+	}
+	r.StdoutTail = readLogTail(ctx, StdoutFile)
+	r.StderrTail = readLogTail(ctx, StderrFile)
+	return r, nil
 }
-func (Workload) ParseAlways(*store.AlwaysContext, any) error { return nil }
+
+// readArtifact reads one artifact file; ok is false (and a warning given)
+// when it is missing or unreadable.
+func readArtifact(ctx *store.ParseContext, name string) (data []byte, ok bool) {
+	data, err := ctx.ReadFile(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if ctx.ExitCode != 0 {
+			// Expected of a failed run, but worth saying which file is absent.
+			ctx.Warnf("%s: missing (the run exited with code %d)", name, ctx.ExitCode)
+		} else {
+			ctx.Warnf("%s: missing", name)
+		}
+		return nil, false
+	case err != nil:
+		ctx.Warnf("%v", err) // the store names the file
+		return nil, false
+	}
+	return data, true
+}
+
+// readLogTail returns the end of a log. Logs are optional (a PI may print
+// nothing), so a missing one is not a warning; an unreadable one is.
+func readLogTail(ctx *store.ParseContext, name string) string {
+	data, err := ctx.ReadTail(name, LogTailBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		ctx.Warnf("%v", err)
+		return ""
+	}
+	return logText(data)
+}
+
+// ParseAlways implements store.Parser: it sets the fields that depend on
+// where the results directory is read from.
+func (Workload) ParseAlways(ctx *store.AlwaysContext, result any) error {
+	r, ok := result.(*Results)
+	if !ok || r == nil {
+		return fmt.Errorf("pi: internal error: results of type %T", result)
+	}
+	r.LocalPath = ctx.Dir
+	r.URLs = nil
+	if ctx.BaseURL == "" {
+		return nil
+	}
+	urls, err := artifactURLs(ctx.BaseURL, ctx.Path, r)
+	if err != nil {
+		ctx.Warnf("results base URL %q: %v", ctx.BaseURL, err)
+		return nil
+	}
+	r.URLs = urls
+	return nil
+}
+
+// artifactURLs locates the run directory under base, and each file whose
+// content made it into r (no link to a file that is not there).
+func artifactURLs(base, path string, r *Results) (map[string]string, error) {
+	var segments []string
+	for _, s := range strings.Split(path, "/") {
+		if s != "" && s != "." {
+			segments = append(segments, url.PathEscape(s))
+		}
+	}
+	dir, err := url.JoinPath(base, segments...)
+	if err != nil {
+		return nil, err
+	}
+	dir = strings.TrimSuffix(dir, "/")
+	urls := map[string]string{"artifacts": dir + "/"}
+	present := map[string]bool{
+		PIFile:     r.PI != nil,
+		HWInfoFile: r.HWInfo != nil,
+		UsageFile:  r.Usage != nil,
+		StdoutFile: r.StdoutTail != "",
+		StderrFile: r.StderrTail != "",
+	}
+	for name, ok := range present {
+		if ok {
+			urls[name] = dir + "/" + name
+		}
+	}
+	return urls, nil
+}

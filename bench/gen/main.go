@@ -1,0 +1,143 @@
+// Command gen writes a synthetic results tree that follows the artifact
+// directory contract (docs/artifacts.md), with realistic file sizes, for
+// benchmarking parse, upload, regression and visualization at scale.
+//
+//	go run ./bench/gen -runs 10000 -out /tmp/results
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/seshat-bench/seshat/models"
+)
+
+func main() {
+	runs := flag.Int("runs", 10000, "number of run directories")
+	out := flag.String("out", "bench/out/results", "results directory to create")
+	expes := flag.Int("expes", 10, "number of experiments")
+	samples := flag.Int("samples", 200, "timed repetitions per run (pi.json size)")
+	seed := flag.Uint64("seed", 1, "random seed")
+	flag.Parse()
+	if err := generate(*out, *runs, *expes, *samples, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+var sizes = []int{64, 128, 256, 512, 1024, 2048, 4096}
+
+func generate(out string, runs, expes, samples int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	hw := hwinfo()
+	hwData, err := json.MarshalIndent(hw, "", "  ")
+	if err != nil {
+		return err
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	perExpe := (runs + expes - 1) / expes
+	n := 0
+	for e := 0; e < expes && n < runs; e++ {
+		expe := fmt.Sprintf("expe_%02d", e)
+		edir := filepath.Join(out, expe)
+		if err := os.MkdirAll(edir, 0o755); err != nil {
+			return err
+		}
+		backend := []string{"gonum", "numpy"}[e%2]
+		parent := fmt.Sprintf("workload: pi\nexpe: %s\npi: matmul\nbackend: %s\ndevice: cpu\nwarmup: 5\n", expe, backend)
+		if err := os.WriteFile(filepath.Join(edir, "settings.expe.yaml"), []byte(parent), 0o644); err != nil {
+			return err
+		}
+		for i := 0; i < perExpe && n < runs; i, n = i+1, n+1 {
+			size := sizes[i%len(sizes)]
+			dtype := []string{"float32", "float64"}[(i/len(sizes))%2]
+			repeat := i / (2 * len(sizes))
+			dir := filepath.Join(edir, fmt.Sprintf("%03d__matrix_size=%d_dtype=%s", i, size, dtype))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			t0 := start.Add(time.Duration(n) * time.Minute)
+			if err := writeRun(dir, rng, hwData, backend, size, dtype, repeat, samples, t0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func writeRun(dir string, rng *rand.Rand, hwData []byte, backend string, size int, dtype string, repeat, samples int, t0 time.Time) error {
+	settings := fmt.Sprintf("matrix_size: %d\ndtype: %s\nrepetitions: %d\n\"@repeat\": %d\n", size, dtype, samples, repeat)
+	flops := 2 * math.Pow(float64(size), 3)
+	base := flops / 50e9 * 1e3 // ms at 50 GFLOPS
+	ms := make([]float64, samples)
+	for i := range ms {
+		ms[i] = math.Round(base*(1+0.02*rng.NormFloat64())*1e6) / 1e6
+		if ms[i] <= 0 {
+			ms[i] = base
+		}
+	}
+	sorted := append([]float64(nil), ms...)
+	slices.Sort(sorted)
+	med := sorted[len(sorted)/2]
+	rate := flops / (med / 1e3) / 1e9
+	pi := models.PIResult{
+		Component: backend, Name: "PiMatmul",
+		Parameters: map[string]any{"matrix_size": size, "dtype": dtype, "device": "cpu", "repetitions": samples, "warmup": 5},
+		Result: models.PIMeasurement{Rate: &rate, Elapsed: med, FLOPs: &flops, SamplesMs: ms,
+			CI95Low: sorted[len(sorted)*45/100], CI95High: sorted[len(sorted)*55/100], CV: 0.02},
+		Versions: map[string]string{backend: "0.15.1", "go": "go1.26.8"},
+	}
+	usage := models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
+		Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}}
+	files := map[string][]byte{
+		"settings.yaml": []byte(settings),
+		".uuid":         []byte(uuid.Must(uuid.NewRandomFromReader(rngReader{rng})).String() + "\n"),
+		"config.yaml":   []byte("workload: pi\npi: matmul\nbackend: " + backend + "\nmatrix_size: [64, 128, 256, 512, 1024, 2048, 4096]\ndtype: [float32, float64]\nrepeat: 3\n"),
+		"hwinfo.json":   hwData,
+		"stdout.log":    []byte(strings.Repeat("matmul iteration done\n", 20)),
+		"stderr.log":    nil,
+	}
+	var err error
+	if files["pi.json"], err = json.MarshalIndent(pi, "", "  "); err != nil {
+		return err
+	}
+	if files["usage.json"], err = json.MarshalIndent(usage, "", "  "); err != nil {
+		return err
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "exit_code"), []byte("0\n"), 0o644)
+}
+
+type rngReader struct{ r *rand.Rand }
+
+func (r rngReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r.r.Uint32())
+	}
+	return len(p), nil
+}
+
+func hwinfo() models.HWInfo {
+	flags := strings.Fields("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology nonstop_tsc cpuid tsc_known_freq pni pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch invpcid_single ssbd ibrs ibpb stibp fsgsbase tsc_adjust bmi1 avx2 smep bmi2 erms invpcid avx512f avx512dq rdseed adx smap clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves arat avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni avx512_bitalg avx512_vpopcntdq rdpid md_clear flush_l1d arch_capabilities")
+	return models.HWInfo{
+		Hostname: "bench-host", Kernel: "6.1.0-18-amd64",
+		OS:          models.OSRelease{ID: "debian", VersionID: "12", PrettyName: "Debian GNU/Linux 12 (bookworm)"},
+		CPU:         models.CPUInfo{Model: "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", Vendor: "GenuineIntel", Flags: flags, Sockets: 1, Cores: 2, Threads: 2},
+		MemoryBytes: 24 << 30, GoVersion: "go1.26.8",
+		Versions: map[string]string{"seshat": "v0.1.0", "python": "3.11.2"},
+	}
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Generates a synthetic results tree and times seshat on it, printing figures
+# a person can compare between commits. Usage: bench/run.sh [RUNS]
+# Environment: BENCH_DIR (default bench/out), GOMAXPROCS as usual.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-10000}
+out=${BENCH_DIR:-bench/out}
+bin=$out/seshat
+mkdir -p "$out"
+go build -o "$bin" ./cmd/seshat
+go build -o "$out/timecmd" ./bench/timecmd
+tree=$out/results-$runs
+if [ ! -d "$tree" ]; then
+  echo "generating $runs runs in $tree"
+  go run ./bench/gen -runs "$runs" -out "$tree"
+fi
+echo "seshat bench: $runs runs, $(nproc) cores, $(go env GOVERSION)"
+# Cold: no cache files at all.
+find "$tree" -name .seshat_cache.json -delete
+sync
+"$out/timecmd" -label "parse cold ($runs)" -- "$bin" -q parse --results-dir "$tree"
+"$out/timecmd" -label "parse cached ($runs)" -- "$bin" -q parse --results-dir "$tree"
+"$out/timecmd" -label "parse cached+matrix ($runs)" -- "$bin" -q parse --results-dir "$tree" --output-matrix "$out/matrix.json"
+if [ -x bench/run.d/more.sh ]; then bench/run.d/more.sh "$bin" "$tree" "$out"; fi

@@ -1,0 +1,383 @@
+package pi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/store"
+)
+
+// warner receives the warnings of a decoder: *store.ParseContext in a parse,
+// a recorder in tests and fuzz targets.
+type warner interface {
+	Warnf(format string, args ...any)
+}
+
+func decodeUUID(data []byte, w warner) string {
+	id, err := parsers.UUID(UUIDFile, data)
+	if err != nil {
+		w.Warnf("%v", err)
+		return ""
+	}
+	return id
+}
+
+// decodeConfig reads config.yaml as a map with JSON types, so a fresh parse
+// and a cached one give the same Go values (YAML ints would come back from
+// the cache as float64 otherwise).
+func decodeConfig(data []byte, w warner) map[string]any {
+	var m map[string]any
+	if err := parsers.YAML(ConfigFile, data, &m); err != nil {
+		w.Warnf("%v", err)
+		return nil
+	}
+	if m == nil {
+		return nil
+	}
+	raw, err := json.Marshal(jsonSafe(m))
+	if err != nil {
+		w.Warnf("%s: %v", ConfigFile, err)
+		return nil
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		w.Warnf("%s: %v", ConfigFile, err)
+		return nil
+	}
+	return out
+}
+
+// decodeJSON decodes an artifact into v (a pointer to a struct). A syntax
+// error (corrupt, truncated file) loses the file. A type error in one field
+// keeps the rest of the document, which encoding/json fills anyway, so that
+// one odd field does not hide a whole measurement; the field itself is
+// cleared, as the decoder may have left it half-set (a pointer to zero). ok
+// reports whether v holds something.
+func decodeJSON(name string, data []byte, v any, w warner) (ok bool) {
+	err := parsers.JSON(name, data, v)
+	if err == nil {
+		if reflect.ValueOf(v).Elem().IsZero() {
+			w.Warnf("%s: empty document", name)
+			return false
+		}
+		return true
+	}
+	w.Warnf("%v", err)
+	var se *parsers.SyntaxError
+	if !errors.As(err, &se) || se.Field == "" {
+		return false
+	}
+	clearField(reflect.ValueOf(v), strings.Split(se.Field, "."))
+	return !reflect.ValueOf(v).Elem().IsZero()
+}
+
+// clearField resets the field at path (JSON names, as encoding/json reports
+// them in type errors) to its zero value. A path through a slice or a map
+// clears the whole slice or map: the decoder does not say which element.
+func clearField(v reflect.Value, path []string) {
+	for len(path) > 0 {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		case reflect.Struct:
+			f, ok := fieldByJSONName(v, path[0])
+			if !ok {
+				return
+			}
+			v, path = f, path[1:]
+		default:
+			path = nil
+		}
+	}
+	if v.CanSet() {
+		v.SetZero()
+	}
+}
+
+// fieldByJSONName finds the field of struct v that encoding/json names name.
+func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && (tag == name || tag == "" && f.Name == name) {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// decodePI reads pi.json. NaN and Infinity, which Python's json module
+// writes, are read as null (absent) with a warning rather than losing the
+// file. Obviously wrong values are kept but warned about, naming the field.
+func decodePI(data []byte, settings store.Settings, w warner) *models.PIResult {
+	data, literals := nonFiniteToNull(data)
+	for _, l := range literals {
+		if l.field != "" {
+			w.Warnf("%s:%d: field %s: %s is not valid JSON, read as null", PIFile, l.line, l.field, l.literal)
+		} else {
+			w.Warnf("%s:%d: %s is not valid JSON, read as null", PIFile, l.line, l.literal)
+		}
+	}
+	var pi models.PIResult
+	if !decodeJSON(PIFile, data, &pi, w) {
+		return nil
+	}
+	checkPI(&pi, settings, w)
+	return &pi
+}
+
+// checkPI warns about values no real measurement has, and about parameters
+// that contradict the run's settings (a PI that ignored them).
+func checkPI(pi *models.PIResult, settings store.Settings, w warner) {
+	res := pi.Result
+	if res.Rate != nil && *res.Rate <= 0 {
+		w.Warnf("%s: field @result.rate: %v is not a positive rate", PIFile, *res.Rate)
+	}
+	if res.Elapsed < 0 {
+		w.Warnf("%s: field @result.elapsed: negative time %v", PIFile, res.Elapsed)
+	} else if res.Elapsed == 0 {
+		w.Warnf("%s: field @result.elapsed: missing or zero", PIFile)
+	}
+	if res.FLOPs != nil && *res.FLOPs < 0 {
+		w.Warnf("%s: field @result.flops: negative count %v", PIFile, *res.FLOPs)
+	}
+	for i, s := range res.SamplesMs {
+		if s < 0 {
+			w.Warnf("%s: field @result.samples_ms[%d]: negative time %v", PIFile, i, s)
+			break // one is enough to distrust the samples
+		}
+	}
+	if res.CI95Low > res.CI95High {
+		w.Warnf("%s: field @result.ci95_low: %v above ci95_high %v", PIFile, res.CI95Low, res.CI95High)
+	}
+	if res.CV < 0 {
+		w.Warnf("%s: field @result.cv: negative coefficient of variation %v", PIFile, res.CV)
+	}
+	for _, k := range sortedKeys(pi.Parameters) {
+		want, ok := settings[k]
+		if !ok || want == "auto" || !isScalar(want) || !isScalar(pi.Parameters[k]) {
+			continue // repetitions: auto becomes a number; lists are not compared
+		}
+		if !store.EqualValues(pi.Parameters[k], want) {
+			w.Warnf("%s: field @parameters.%s: %v, but the settings say %v", PIFile, k, pi.Parameters[k], want)
+		}
+	}
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	return true
+}
+
+func sortedKeys(m map[string]any) []string { return store.Settings(m).Keys() }
+
+func decodeHWInfo(data []byte, w warner) *models.HWInfo {
+	var hw models.HWInfo
+	if !decodeJSON(HWInfoFile, data, &hw, w) {
+		return nil
+	}
+	return &hw
+}
+
+// usageDoc is models.Usage with start and end read as text, so that a
+// malformed time names its field and the rest of the file is kept
+// (time.Time's own decoder names neither field nor line, and stops the
+// decoding). TestUsageDocMirrorsModel keeps the two in step.
+type usageDoc struct {
+	Start       *string       `json:"start"`
+	End         *string       `json:"end"`
+	WallSeconds float64       `json:"wall_seconds"`
+	Rusage      models.Rusage `json:"rusage"`
+}
+
+func decodeUsage(data []byte, w warner) *models.Usage {
+	var doc usageDoc
+	if !decodeJSON(UsageFile, data, &doc, w) {
+		return nil
+	}
+	u := models.Usage{
+		Start:       usageTime(doc.Start, "start", w),
+		End:         usageTime(doc.End, "end", w),
+		WallSeconds: doc.WallSeconds,
+		Rusage:      doc.Rusage,
+	}
+	if !u.Start.IsZero() && !u.End.IsZero() && u.End.Before(u.Start) {
+		w.Warnf("%s: field end: %s is before start %s", UsageFile, u.End.Format(time.RFC3339Nano), u.Start.Format(time.RFC3339Nano))
+	}
+	if u.WallSeconds < 0 {
+		w.Warnf("%s: field wall_seconds: negative time %v", UsageFile, u.WallSeconds)
+	}
+	if u.Rusage.UtimeSeconds < 0 || u.Rusage.StimeSeconds < 0 {
+		w.Warnf("%s: field rusage: negative CPU time (utime %v, stime %v)", UsageFile, u.Rusage.UtimeSeconds, u.Rusage.StimeSeconds)
+	}
+	return &u
+}
+
+// usageTime parses an RFC 3339 time and returns it in UTC (the contract's
+// zone), so that every entry reports times alike.
+func usageTime(s *string, field string, w warner) time.Time {
+	if s == nil {
+		w.Warnf("%s: field %s: missing", UsageFile, field)
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		w.Warnf("%s: field %s: %q is not an RFC 3339 time", UsageFile, field, truncate(*s, 40))
+		return time.Time{}
+	}
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		// JSON (and so the cache) cannot hold years outside 0..9999.
+		w.Warnf("%s: field %s: %q is out of range", UsageFile, field, truncate(*s, 40))
+		return time.Time{}
+	}
+	return t
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// logText turns the tail of a log into text: a tail cut inside a multi-byte
+// character loses the partial character, invalid UTF-8 is replaced, so the
+// text is the same before and after a JSON round trip through the cache.
+func logText(data []byte) string {
+	for i := 0; i < utf8.UTFMax && len(data) > 0 && !utf8.RuneStart(data[0]); i++ {
+		data = data[1:]
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
+}
+
+// nonFinite is a NaN or Infinity literal found outside JSON strings.
+type nonFinite struct {
+	line    int
+	field   string // the key whose value it was, "" inside arrays
+	literal string
+}
+
+// nonFiniteToNull replaces the NaN, Infinity and -Infinity literals that
+// Python's json module writes (outside strings) by null, keeping line numbers
+// intact for later errors. data is returned as is when there are none.
+func nonFiniteToNull(data []byte) ([]byte, []nonFinite) {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data, nil
+	}
+	var (
+		out    []byte
+		found  []nonFinite
+		last   int
+		line   = 1
+		inStr  bool
+		escape bool
+	)
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c == '\n' {
+			line++
+		}
+		if inStr {
+			switch {
+			case escape:
+				escape = false
+			case c == '\\':
+				escape = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			continue
+		}
+		lit := ""
+		for _, l := range [...]string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(data[i:], []byte(l)) {
+				lit = l
+				break
+			}
+		}
+		if lit == "" || !valueStart(data, i) || !valueEnd(data, i+len(lit)) {
+			continue
+		}
+		found = append(found, nonFinite{line: line, field: keyBefore(data, i), literal: lit})
+		out = append(append(out, data[last:i]...), "null"...)
+		last = i + len(lit)
+		i = last - 1
+	}
+	if found == nil {
+		return data, nil
+	}
+	return append(out, data[last:]...), found
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// valueStart reports whether a value may start at i: after ':', ',', '[' or
+// the start of the document, white space aside.
+func valueStart(data []byte, i int) bool {
+	j := i - 1
+	for j >= 0 && isSpace(data[j]) {
+		j--
+	}
+	return j < 0 || data[j] == ':' || data[j] == ',' || data[j] == '['
+}
+
+// valueEnd reports whether a value may end at i.
+func valueEnd(data []byte, i int) bool {
+	return i == len(data) || isSpace(data[i]) || data[i] == ',' || data[i] == ']' || data[i] == '}'
+}
+
+// keyBefore returns the object key whose value starts at i, or "" when the
+// value is not directly an object member (an array element).
+func keyBefore(data []byte, i int) string {
+	j := i - 1
+	for j >= 0 && isSpace(data[j]) {
+		j--
+	}
+	if j < 0 || data[j] != ':' {
+		return ""
+	}
+	j--
+	for j >= 0 && isSpace(data[j]) {
+		j--
+	}
+	if j < 0 || data[j] != '"' {
+		return ""
+	}
+	end := j
+	for j--; j >= 0; j-- {
+		if data[j] == '"' && (j == 0 || data[j-1] != '\\') {
+			var key string
+			if err := json.Unmarshal(data[j:end+1], &key); err != nil {
+				return ""
+			}
+			return truncate(key, 60)
+		}
+	}
+	return ""
+}
+
+// String makes a nonFinite readable in test failures.
+func (n nonFinite) String() string { return fmt.Sprintf("%d:%s=%s", n.line, n.field, n.literal) }

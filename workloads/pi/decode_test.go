@@ -1,0 +1,457 @@
+package pi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/store"
+)
+
+// recorder collects decoder warnings.
+type recorder struct{ warnings []string }
+
+func (r *recorder) Warnf(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// testdataResults is the shipped results tree (read only: tests that parse
+// it as a tree copy it first).
+const testdataResults = "../../testdata/results"
+
+func readTestdata(t testing.TB, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdataResults, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+const goodRun = "matmul_sizes/003__matrix_size=512"
+
+// assertWarnings checks that each warning contains the matching fragment, in
+// order, and that there are no others.
+func assertWarnings(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("warnings = %q, want %d matching %q", got, len(want), want)
+	}
+	for i := range want {
+		if !strings.Contains(got[i], want[i]) {
+			t.Errorf("warning %d = %q, want it to contain %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestDecodePI(t *testing.T) {
+	t.Parallel()
+	good := string(readTestdata(t, goodRun+"/pi.json"))
+	settings := store.Settings{"matrix_size": 512, "dtype": "float32", "device": "cpu", "repetitions": 30, "warmup": 3}
+	rate := func(pi *models.PIResult) any {
+		if pi.Result.Rate == nil {
+			return nil
+		}
+		return *pi.Result.Rate
+	}
+	tests := []struct {
+		name     string
+		data     string
+		settings store.Settings
+		wantNil  bool
+		check    func(t *testing.T, pi *models.PIResult)
+		warnings []string
+	}{
+		{
+			name: "shipped run", data: good, settings: settings,
+			check: func(t *testing.T, pi *models.PIResult) {
+				if pi.Component != "numpy" || pi.Name != "PiMatmul" || len(pi.Result.SamplesMs) != 30 {
+					t.Errorf("pi = %+v", pi)
+				}
+				if r := rate(pi); r != 394.381 {
+					t.Errorf("rate = %v, want 394.381", r)
+				}
+			},
+		},
+		{
+			name:     "NaN and Infinity as Python writes them are absent values",
+			data:     "{\"name\": \"PiMatmul\",\n \"@result\": {\"rate\": NaN, \"elapsed\": 1.5,\n  \"samples_ms\": [1.5, Infinity, -Infinity], \"cv\": NaN}}",
+			warnings: []string{"pi.json:2: field rate: NaN is not valid JSON, read as null", "pi.json:3: Infinity is not valid JSON", "pi.json:3: -Infinity is not valid JSON", "pi.json:3: field cv: NaN"},
+			check: func(t *testing.T, pi *models.PIResult) {
+				if pi.Result.Rate != nil || pi.Result.Elapsed != 1.5 || !reflect.DeepEqual(pi.Result.SamplesMs, []float64{1.5, 0, 0}) {
+					t.Errorf("result = %+v", pi.Result)
+				}
+			},
+		},
+		{
+			name:     "NaN inside a string is text",
+			data:     `{"name": "NaN Infinity", "@result": {"elapsed": 2}}`,
+			check:    func(t *testing.T, pi *models.PIResult) { assertEqual(t, pi.Name, "NaN Infinity") },
+			warnings: nil,
+		},
+		{
+			name:     "a field of the wrong type keeps the rest",
+			data:     "{\"name\": \"PiMatmul\",\n \"@result\": {\"rate\": \"412.7\", \"elapsed\": 0.65}}",
+			warnings: []string{"pi.json:2: field @result.rate: cannot use JSON string as float64"},
+			check: func(t *testing.T, pi *models.PIResult) {
+				if pi.Result.Rate != nil || pi.Result.Elapsed != 0.65 || pi.Name != "PiMatmul" {
+					t.Errorf("pi = %+v", pi)
+				}
+			},
+		},
+		{
+			name:     "a version written as a number clears the versions only",
+			data:     `{"name": "PiMatmul", "@result": {"rate": 2, "elapsed": 1}, "versions": {"cuda": 12.1}}`,
+			warnings: []string{"pi.json:1: field versions: cannot use JSON number as string"},
+			check: func(t *testing.T, pi *models.PIResult) {
+				if pi.Versions != nil || rate(pi) != 2.0 {
+					t.Errorf("pi = %+v", pi)
+				}
+			},
+		},
+		{
+			name:     "trailing content loses the file",
+			data:     good + "\n   4.7059,\n  ]\n}\n",
+			wantNil:  true,
+			warnings: []string{"pi.json:57: unexpected content after the JSON document"},
+		},
+		{
+			name:     "truncated",
+			data:     good[:200],
+			wantNil:  true,
+			warnings: []string{"pi.json:13: truncated JSON document"},
+		},
+		{name: "empty file", data: "", wantNil: true, warnings: []string{"pi.json:1: empty document"}},
+		{name: "null", data: "null\n", wantNil: true, warnings: []string{"pi.json: empty document"}},
+		{name: "array", data: "[1, 2]", wantNil: true, warnings: []string{"pi.json:1: field (document)"}},
+		{name: "binary", data: "\x00\x01\xff\xfe", wantNil: true, warnings: []string{"pi.json:1: invalid character"}},
+		{
+			name: "impossible values are kept and named",
+			data: `{"name": "PiMatmul", "@result": {"rate": -3, "elapsed": -1, "flops": -2,
+				"samples_ms": [1, -1, -2], "ci95_low": 2, "ci95_high": 1, "cv": -0.1}}`,
+			warnings: []string{
+				"pi.json: field @result.rate: -3 is not a positive rate",
+				"pi.json: field @result.elapsed: negative time -1",
+				"pi.json: field @result.flops: negative count -2",
+				"pi.json: field @result.samples_ms[1]: negative time -1",
+				"pi.json: field @result.ci95_low: 2 above ci95_high 1",
+				"pi.json: field @result.cv: negative",
+			},
+			check: func(t *testing.T, pi *models.PIResult) { assertEqual(t, rate(pi), -3.0) },
+		},
+		{
+			name:     "missing elapsed",
+			data:     `{"name": "PiImport", "@result": {"samples_ms": [3]}}`,
+			warnings: []string{"pi.json: field @result.elapsed: missing or zero"},
+		},
+		{
+			name:     "parameters that contradict the settings",
+			data:     `{"name": "PiMatmul", "@parameters": {"matrix_size": 1024, "dtype": "float32", "repetitions": 57}, "@result": {"elapsed": 1}}`,
+			settings: store.Settings{"matrix_size": 512, "dtype": "float32", "repetitions": "auto"},
+			warnings: []string{"pi.json: field @parameters.matrix_size: 1024, but the settings say 512"},
+		},
+		{
+			name:     "an int setting matches a JSON number",
+			data:     `{"name": "PiMatmul", "@parameters": {"matrix_size": 512.0}, "@result": {"elapsed": 1}}`,
+			settings: store.Settings{"matrix_size": 512},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var w recorder
+			pi := decodePI([]byte(tt.data), tt.settings, &w)
+			if (pi == nil) != tt.wantNil {
+				t.Fatalf("decodePI = %+v, want nil: %v", pi, tt.wantNil)
+			}
+			assertWarnings(t, w.warnings, tt.warnings...)
+			if tt.check != nil && pi != nil {
+				tt.check(t, pi)
+			}
+		})
+	}
+}
+
+func assertEqual(t *testing.T, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+func TestNonFiniteToNull(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, out string
+		found         []string
+	}{
+		{name: "none", in: `{"a": 1}`, out: `{"a": 1}`},
+		{name: "object member", in: `{"a": NaN}`, out: `{"a": null}`, found: []string{"1:a=NaN"}},
+		{name: "array elements", in: "[NaN,\n-Infinity ,Infinity]", out: "[null,\nnull ,null]", found: []string{"1:=NaN", "2:=-Infinity", "2:=Infinity"}},
+		{name: "escaped quote in a string", in: `{"a\"": "x\"NaN", "b": NaN}`, out: `{"a\"": "x\"NaN", "b": null}`, found: []string{"1:b=NaN"}},
+		{name: "escaped key", in: `{"a\"b": NaN}`, out: `{"a\"b": null}`, found: []string{`1:a"b=NaN`}},
+		{name: "not a literal", in: `[NaNa, xNaN, Infinityy]`, out: `[NaNa, xNaN, Infinityy]`},
+		{name: "document", in: `NaN`, out: `null`, found: []string{"1:=NaN"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, found := nonFiniteToNull([]byte(tt.in))
+			assertEqual(t, string(out), tt.out)
+			var got []string
+			for _, f := range found {
+				got = append(got, f.String())
+			}
+			assertEqual(t, got, tt.found)
+		})
+	}
+}
+
+func TestDecodeHWInfo(t *testing.T) {
+	t.Parallel()
+	good := string(readTestdata(t, goodRun+"/hwinfo.json"))
+	tests := []struct {
+		name     string
+		data     string
+		wantNil  bool
+		check    func(t *testing.T, hw *models.HWInfo)
+		warnings []string
+	}{
+		{
+			name: "shipped run", data: good,
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.CPU.Model, "AMD EPYC 7763 64-Core Processor")
+				assertEqual(t, hw.CPU.Threads, 16)
+				assertEqual(t, *hw.CgroupCPULimit, 8.0)
+				if !strings.Contains(strings.Join(hw.CPU.Flags, " "), "avx2") {
+					t.Errorf("flags = %v", hw.CPU.Flags)
+				}
+			},
+		},
+		{
+			name:     "truncated as shipped",
+			data:     string(readTestdata(t, "matmul_sizes/005__matrix_size=2048/hwinfo.json")),
+			wantNil:  true,
+			warnings: []string{"hwinfo.json:59: truncated JSON document"},
+		},
+		{
+			name:     "negative memory keeps the rest",
+			data:     "{\"hostname\": \"h\",\n\"memory_bytes\": -1}",
+			warnings: []string{"hwinfo.json:2: field memory_bytes: cannot use JSON number -1 as uint64"},
+			check:    func(t *testing.T, hw *models.HWInfo) { assertEqual(t, hw.Hostname, "h") },
+		},
+		{
+			name:     "a cgroup limit as text is absent, not zero",
+			data:     `{"hostname": "h", "cgroup_cpu_limit": "8"}`,
+			warnings: []string{"hwinfo.json:1: field cgroup_cpu_limit"},
+			check: func(t *testing.T, hw *models.HWInfo) {
+				if hw.CgroupCPULimit != nil {
+					t.Errorf("cgroup_cpu_limit = %v, want absent", *hw.CgroupCPULimit)
+				}
+			},
+		},
+		{
+			name:     "gpus of the wrong shape",
+			data:     `{"hostname": "h", "gpus": {"name": "A100"}}`,
+			warnings: []string{"hwinfo.json:1: field gpus"},
+			check:    func(t *testing.T, hw *models.HWInfo) { assertEqual(t, len(hw.GPUs), 0) },
+		},
+		{name: "deeply nested", data: strings.Repeat("[", 20000), wantNil: true, warnings: []string{"hwinfo.json:1:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var w recorder
+			hw := decodeHWInfo([]byte(tt.data), &w)
+			if (hw == nil) != tt.wantNil {
+				t.Fatalf("decodeHWInfo = %+v, want nil: %v", hw, tt.wantNil)
+			}
+			assertWarnings(t, w.warnings, tt.warnings...)
+			if tt.check != nil && hw != nil {
+				tt.check(t, hw)
+			}
+		})
+	}
+}
+
+func TestDecodeUsage(t *testing.T) {
+	t.Parallel()
+	good := string(readTestdata(t, goodRun+"/usage.json"))
+	tests := []struct {
+		name     string
+		data     string
+		wantNil  bool
+		check    func(t *testing.T, u *models.Usage)
+		warnings []string
+	}{
+		{
+			name: "shipped run", data: good,
+			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.Start, time.Date(2025, 3, 14, 2, 30, 15, 38218000, time.UTC))
+				if d := u.End.Sub(u.Start).Seconds(); math.Abs(d-u.WallSeconds) > 1e-6 {
+					t.Errorf("end - start = %v, wall_seconds %v", d, u.WallSeconds)
+				}
+				if u.Rusage.MaxRSSBytes <= 0 || u.Rusage.UtimeSeconds <= 0 {
+					t.Errorf("rusage = %+v", u.Rusage)
+				}
+			},
+		},
+		{
+			name: "times in another zone are read in UTC",
+			data: `{"start": "2025-03-14T03:30:00+01:00", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60}`,
+			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.Start, time.Date(2025, 3, 14, 2, 30, 0, 0, time.UTC))
+			},
+		},
+		{
+			name:     "a malformed time names its field and keeps the rest",
+			data:     `{"start": "14/03/2025 02:30", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60}`,
+			warnings: []string{`usage.json: field start: "14/03/2025 02:30" is not an RFC 3339 time`},
+			check: func(t *testing.T, u *models.Usage) {
+				if !u.Start.IsZero() || u.End.IsZero() || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v", u)
+				}
+			},
+		},
+		{
+			name:     "a time of the wrong type",
+			data:     "{\"start\": 1741919400,\n \"end\": \"2025-03-14T02:31:00Z\"}",
+			warnings: []string{"usage.json:1: field start: cannot use JSON number as string", "usage.json: field start: missing"},
+		},
+		{
+			name:     "missing end, negative times",
+			data:     `{"start": "2025-03-14T02:31:00Z", "wall_seconds": -1, "rusage": {"utime_seconds": -2}}`,
+			warnings: []string{"usage.json: field end: missing", "usage.json: field wall_seconds: negative time -1", "usage.json: field rusage: negative CPU time"},
+		},
+		{
+			name:     "end before start",
+			data:     `{"start": "2025-03-14T02:31:00Z", "end": "2025-03-14T02:30:00Z", "wall_seconds": 60}`,
+			warnings: []string{"usage.json: field end: 2025-03-14T02:30:00Z is before start 2025-03-14T02:31:00Z"},
+		},
+		{
+			name:     "a year JSON cannot hold once in UTC",
+			data:     `{"start": "0000-01-01T00:00:00+01:00", "end": "2025-03-14T02:31:00Z"}`,
+			warnings: []string{`usage.json: field start: "0000-01-01T00:00:00+01:00" is out of range`},
+		},
+		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var w recorder
+			u := decodeUsage([]byte(tt.data), &w)
+			if (u == nil) != tt.wantNil {
+				t.Fatalf("decodeUsage = %+v, want nil: %v", u, tt.wantNil)
+			}
+			assertWarnings(t, w.warnings, tt.warnings...)
+			if tt.check != nil && u != nil {
+				tt.check(t, u)
+			}
+		})
+	}
+}
+
+// TestUsageDocMirrorsModel keeps usageDoc, which decodes usage.json, in step
+// with models.Usage, the contract type.
+func TestUsageDocMirrorsModel(t *testing.T) {
+	t.Parallel()
+	names := func(v any) []string {
+		var out []string
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			out = append(out, typ.Field(i).Tag.Get("json"))
+		}
+		return out
+	}
+	assertEqual(t, names(usageDoc{}), names(models.Usage{}))
+}
+
+func TestDecodeConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		data     string
+		want     map[string]any
+		warnings []string
+	}{
+		{
+			name: "numbers are JSON numbers",
+			data: "expe: e\npoint:\n  matrix_size: 512\nrepeat: 3\n",
+			want: map[string]any{"expe": "e", "point": map[string]any{"matrix_size": 512.0}, "repeat": 3.0},
+		},
+		{
+			name: "what JSON cannot hold",
+			data: "a: .inf\nb: .nan\nc: {1: x, 2: y}\nd: 2025-03-14\ne: 2025-03-14T02:30:00Z\n",
+			want: map[string]any{"a": ".inf", "b": ".nan", "c": map[string]any{"1": "x", "2": "y"}, "d": "2025-03-14", "e": "2025-03-14T02:30:00Z"},
+		},
+		{name: "empty", data: "", want: nil},
+		{name: "not a map", data: "- a\n- b\n", warnings: []string{"config.yaml:1: cannot unmarshal"}},
+		{name: "bad YAML", data: "a: b\n c: [\n", warnings: []string{"config.yaml:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var w recorder
+			got := decodeConfig([]byte(tt.data), &w)
+			assertEqual(t, got, tt.want)
+			assertWarnings(t, w.warnings, tt.warnings...)
+		})
+	}
+}
+
+func TestDecodeUUID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, data, want, warning string
+	}{
+		{name: "v4 with newline", data: "3F2504E0-4F89-41D3-9A0C-0305E82C3301\n", want: "3f2504e0-4f89-41d3-9a0c-0305e82c3301"},
+		{name: "empty", data: "\n", warning: ".uuid:1: empty UUID"},
+		{name: "garbage", data: "run-42", warning: `.uuid:1: invalid UUID "run-42"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var w recorder
+			assertEqual(t, decodeUUID([]byte(tt.data), &w), tt.want)
+			if tt.warning == "" {
+				assertWarnings(t, w.warnings)
+			} else {
+				assertWarnings(t, w.warnings, tt.warning)
+			}
+		})
+	}
+}
+
+func TestLogText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{name: "plain", in: []byte("ok\n"), want: "ok\n"},
+		{name: "cut inside a character", in: []byte("\xa9t\xc3\xa9\n"), want: "té\n"},
+		{name: "invalid bytes", in: []byte("a\xffb"), want: "a\uFFFDb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := logText(tt.in)
+			assertEqual(t, got, tt.want)
+			// The cache stores it as JSON: it must come back the same.
+			raw, _ := json.Marshal(got)
+			var back string
+			if err := json.Unmarshal(raw, &back); err != nil || back != got || !utf8.ValidString(got) {
+				t.Errorf("round trip %q -> %q (%v)", got, back, err)
+			}
+		})
+	}
+}
