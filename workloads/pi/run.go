@@ -9,11 +9,8 @@ import (
 	"github.com/seshat-bench/seshat/workloads/pi/indicator"
 )
 
-// The files of a run directory that `seshat pi` reads and writes.
-const (
-	settingsFile = "settings.yaml"
-	piFile       = "pi.json"
-)
+// settingsFile is what `seshat pi` reads; it writes PIFile.
+const settingsFile = "settings.yaml"
 
 var _ workloads.Runner = Workload{}
 
@@ -30,7 +27,7 @@ func (Workload) CheckPoint(settings map[string]any) error {
 func (Workload) Command(req workloads.RunRequest) ([]string, error) {
 	args := []string{req.Self, "pi",
 		"--settings", filepath.Join(req.Dir, settingsFile),
-		"--output", filepath.Join(req.Dir, piFile)}
+		"--output", filepath.Join(req.Dir, PIFile)}
 	if req.Python != "" {
 		args = append(args, "--python", req.Python)
 	}
@@ -39,7 +36,7 @@ func (Workload) Command(req workloads.RunRequest) ([]string, error) {
 
 // RunVersions implements workloads.Runner: the versions pi.json reports.
 func (Workload) RunVersions(dir string) map[string]string {
-	path := filepath.Join(dir, piFile)
+	path := filepath.Join(dir, PIFile)
 	data, err := parsers.ReadLimited(path, parsers.DefaultLimit)
 	if err != nil {
 		return nil
