@@ -309,3 +309,19 @@ func TestRunCommandInterrupt(t *testing.T) {
 }
 
 func waitABit() { <-time.After(20 * time.Millisecond) }
+
+// TestExamplesAreValid: every shipped benchmark file expands and passes the
+// PIs' validation.
+func TestExamplesAreValid(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, f := range files {
+		r := runSeshat(t, nil, "run", "--dry-run", "--benchmark", f)
+		if r.code != 0 || !strings.Contains(r.stderr, "to run, nothing written") {
+			t.Errorf("%s: exit %d\n%s", f, r.code, r.stderr)
+		}
+	}
+}
