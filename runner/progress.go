@@ -35,9 +35,17 @@ type LogProgress struct {
 	total      int
 }
 
-func (l *LogProgress) rel(dir string) string {
-	if r, err := filepath.Rel(l.ResultsDir, dir); err == nil {
-		return r
+func (l *LogProgress) rel(dir string) string { return relTo(l.ResultsDir, dir) }
+
+// relTo shows dir relative to the results directory, whichever of the two
+// is absolute.
+func relTo(base, dir string) string {
+	ab, err1 := filepath.Abs(base)
+	ad, err2 := filepath.Abs(dir)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(ab, ad); err == nil {
+			return r
+		}
 	}
 	return dir
 }
@@ -88,10 +96,7 @@ func (b *BarProgress) Start(total int) {
 
 // Begin implements Progress.
 func (b *BarProgress) Begin(_ int, p Planned) {
-	rel, err := filepath.Rel(b.ResultsDir, p.Dir)
-	if err != nil {
-		rel = p.Dir
-	}
+	rel := relTo(b.ResultsDir, p.Dir)
 	if b.failed > 0 {
 		rel = fmt.Sprintf("%s (%d failed so far)", rel, b.failed)
 	}

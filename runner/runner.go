@@ -132,11 +132,7 @@ func (s Summary) Write(w io.Writer, resultsDir string) {
 	}
 	fmt.Fprintf(w, " in %s\n", s.Elapsed.Round(time.Millisecond))
 	for _, f := range s.Failures {
-		rel, err := filepath.Rel(resultsDir, f.Dir)
-		if err != nil {
-			rel = f.Dir
-		}
-		fmt.Fprintf(w, "seshat run: failed: %s: %s\n", rel, f.Reason)
+		fmt.Fprintf(w, "seshat run: failed: %s: %s\n", relTo(resultsDir, f.Dir), f.Reason)
 	}
 	switch {
 	case s.Interrupted:
@@ -231,6 +227,10 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	}
 	if err != nil {
 		return pl.Dir, Outcome{}, fmt.Errorf("create run directory: %w", err)
+	}
+	// The child runs in its directory: every path it is given must be absolute.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return pl.Dir, Outcome{}, err
 	}
 	name, _ := pl.Settings["workload"].(string)
 	w, err := opts.Lookup(name)

@@ -28,6 +28,9 @@ type helperWorkload struct{}
 
 func (helperWorkload) CheckPoint(map[string]any) error { return nil }
 func (helperWorkload) Command(req workloads.RunRequest) ([]string, error) {
+	if !filepath.IsAbs(req.Dir) {
+		return nil, errors.New("the run directory must be absolute: the child runs in it")
+	}
 	return []string{req.Self}, nil
 }
 func (helperWorkload) RunVersions(string) map[string]string {
@@ -175,7 +178,14 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 
 func TestRunNumberingContinues(t *testing.T) {
 	t.Parallel()
-	results := t.TempDir()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := filepath.Rel(cwd, t.TempDir()) // a relative --results-dir
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.MkdirAll(filepath.Join(results, "e", "007__old"), 0o755)
 	os.MkdirAll(filepath.Join(results, "e", "notes"), 0o755)
 	opts := runOpts(t, results, "expe:\n  e: {helper: exit 0}\n")

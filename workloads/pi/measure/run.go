@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"time"
 )
@@ -25,8 +26,10 @@ type Plan struct {
 	// Repetitions is the fixed number of timed operations, unless Auto.
 	Repetitions int
 	// Auto repeats until the Confidence interval of the median lies within
-	// TargetCI (relative) of the median, or MaxDuration of timed work has
-	// passed; never fewer than MinRepetitions nor more than MaxRepetitions.
+	// TargetCI (relative) of the median, or until another sample would not
+	// fit in MaxDuration, which counts from the start of the warm-up (so a
+	// measurement never takes longer); never fewer than MinRepetitions nor
+	// more than MaxRepetitions.
 	Auto           bool
 	TargetCI       float64
 	MaxDuration    time.Duration
@@ -66,6 +69,7 @@ func Run(ctx context.Context, t Timer, p Plan) (Result, error) {
 	if now == nil {
 		now = time.Now
 	}
+	budgetStart := now()
 	if p.Warmup > 0 {
 		if err := t.Warmup(ctx, p.Warmup); err != nil {
 			return Result{}, fmt.Errorf("warm-up: %w", err)
@@ -82,10 +86,10 @@ func Run(ctx context.Context, t Timer, p Plan) (Result, error) {
 		}
 		return finish(samples, true, now().Sub(start))
 	}
-	return runAuto(ctx, t, p, now)
+	return runAuto(ctx, t, p, now, budgetStart)
 }
 
-func runAuto(ctx context.Context, t Timer, p Plan, now func() time.Time) (Result, error) {
+func runAuto(ctx context.Context, t Timer, p Plan, now func() time.Time, budgetStart time.Time) (Result, error) {
 	target := orDefault(p.TargetCI, DefaultTargetCI)
 	maxDur := p.MaxDuration
 	if maxDur <= 0 {
@@ -113,20 +117,21 @@ func runAuto(ctx context.Context, t Timer, p Plan, now func() time.Time) (Result
 	}
 	for {
 		n := len(samples)
-		elapsed := now().Sub(start)
+		remaining := maxDur - now().Sub(budgetStart)
+		var st Stats
 		if n >= minReps {
-			st, err := Summarize(samples)
-			if err != nil {
+			if st, err = Summarize(samples); err != nil {
 				return Result{}, err
 			}
 			if st.Coverage >= Confidence && st.HalfWidth() <= target {
-				return finish(samples, true, elapsed)
+				return finish(samples, true, now().Sub(start))
 			}
-			if elapsed >= maxDur || n >= maxReps {
-				return finish(samples, false, elapsed)
+			// Stop when the next sample would overrun the budget.
+			if ms(remaining) < st.Median || n >= maxReps {
+				return finish(samples, false, now().Sub(start))
 			}
 		}
-		batch := nextBatch(samples, n, minReps, maxReps, batchDur, maxDur-elapsed)
+		batch := nextBatch(samples, n, minReps, maxReps, batchDur, remaining)
 		more, err := t.Time(ctx, batch)
 		if err != nil {
 			return Result{}, err
@@ -136,16 +141,15 @@ func runAuto(ctx context.Context, t Timer, p Plan, now func() time.Time) (Result
 }
 
 // nextBatch sizes the next batch: about batchDur of work, growing with the
-// sample count so checks stay rare for long runs, never past the remaining
-// budget or MaxRepetitions, always enough to reach minReps.
+// sample count so checks stay rare for long runs, and at most half of what
+// still fits in the budget, so the last batches shrink towards its end and
+// the measurement overruns it by one sample at most. Always enough to
+// reach minReps, never past maxReps.
 func nextBatch(samples []float64, n, minReps, maxReps int, batchDur, remaining time.Duration) int {
-	last := samples[len(samples)-1]
-	perOp := math.Max(last, 1e-6) // ms
+	perOp := math.Max(math.Max(samples[len(samples)-1], stat.Mean(samples, nil)), 1e-6) // ms
 	b := int(math.Ceil(ms(batchDur) / perOp))
 	b = max(b, n/4, 1)
-	if remaining > 0 {
-		b = min(b, max(1, int(ms(remaining)/perOp)))
-	}
+	b = min(b, max(1, int(ms(remaining)/perOp/2)))
 	if n < minReps {
 		b = max(b, minReps-n)
 	}

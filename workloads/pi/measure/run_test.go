@@ -20,6 +20,9 @@ func (f *fakeTimer) now() time.Time { return f.clock }
 
 func (f *fakeTimer) Warmup(_ context.Context, n int) error {
 	f.warmups += n
+	for range n {
+		f.clock = f.clock.Add(time.Duration(f.gen() * float64(time.Millisecond)))
+	}
 	return nil
 }
 
@@ -91,8 +94,21 @@ func TestRunAuto(t *testing.T) {
 			plan:      Plan{Auto: true, TargetCI: 1e-9, MaxDuration: 2 * time.Second},
 			converged: false,
 			check: func(t *testing.T, res Result, _ *fakeTimer) {
-				if res.Duration < 2*time.Second || res.Duration > 3*time.Second {
+				// At most one sample (<= 100ms) past the budget, and not far below it.
+				if res.Duration > 2100*time.Millisecond || res.Duration < 1800*time.Millisecond {
 					t.Errorf("timed phase %v, want about the 2s budget", res.Duration)
+				}
+			},
+		},
+		{
+			name:      "the warm-up counts in the budget",
+			gen:       func(r *rand.Rand) float64 { return 1 + r.Float64() },
+			plan:      Plan{Auto: true, TargetCI: 1e-9, MaxDuration: 2 * time.Second, Warmup: 700},
+			converged: false,
+			check: func(t *testing.T, res Result, _ *fakeTimer) {
+				// 700 warm-up operations of ~1.5ms leave ~0.95s of the 2s.
+				if res.Duration > 1100*time.Millisecond || res.Duration < 800*time.Millisecond {
+					t.Errorf("timed phase %v, want what the warm-up left of the budget", res.Duration)
 				}
 			},
 		},
