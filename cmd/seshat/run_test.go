@@ -325,3 +325,31 @@ func TestExamplesAreValid(t *testing.T) {
 		}
 	}
 }
+
+// TestPICommandIgnoresSeshatEnvironment: a run's settings reach `seshat pi`
+// as SESHAT_<KEY> variables; a setting named like a flag (output, config,
+// verbose) must not be read as one.
+func TestPICommandIgnoresSeshatEnvironment(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.yaml")
+	os.WriteFile(settings, []byte("pi: matmul\nbackend: gonum\nmatrix_size: 8\nrepetitions: 3\nwarmup: 0\n"), 0o644)
+	env := map[string]string{"SESHAT_OUTPUT": "/nonexistent/pi.json", "SESHAT_CONFIG": "/nonexistent.yaml", "SESHAT_VERBOSE": "maybe"}
+	out := filepath.Join(dir, "pi.json")
+	r := runSeshat(t, env, "pi", "--settings", settings, "--output", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc models.PIResult
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Name != "PiMatmul" || len(doc.Result.SamplesMs) != 3 {
+		t.Errorf("pi.json %s: %v", data, err)
+	}
+	os.WriteFile(settings, []byte("pi: matmul\nbackend: gonum\ndevice: gpu\n"), 0o644)
+	if r := runSeshat(t, nil, "pi", "--settings", settings, "--output", out+"2"); r.code != 4 || !strings.Contains(r.stderr, "setting device") {
+		t.Errorf("invalid settings: exit %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out + "2"); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a failed PI must write no pi.json")
+	}
+}
