@@ -301,14 +301,9 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 		}
 	}
 	if oneD {
-		// A 1-D convolution is a 2-D one of height 1; any height given must say so.
-		for _, key := range []string{"input_height", "filter_height"} {
-			if v, ok := r.get(key); ok {
-				if n, ok := integer(v); !ok || n != 1 {
-					return &SettingError{key, fmt.Sprintf("conv1d has no height: leave it out or set it to 1, got %v", v)}
-				}
-			}
-		}
+		// A 1-D convolution is a 2-D one of height 1. input_height and
+		// filter_height are not its parameters: like any setting a PI does
+		// not use, they are labels (so conv1d and conv2d can share a matrix).
 		g.InH, g.KH = 1, 1
 	}
 	formats := []string{"NCHW", "NHWC"}

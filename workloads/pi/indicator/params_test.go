@@ -72,6 +72,18 @@ func TestDecode(t *testing.T) {
 			},
 		},
 		{
+			name:     "conv1d ignores heights (shared with conv2d in a matrix)",
+			settings: map[string]any{"pi": "conv1d", "backend": "gonum", "input_height": 32, "filter_height": 3},
+			check: func(t *testing.T, p *Params) {
+				if p.Conv.InH != 1 || p.Conv.KH != 1 {
+					t.Errorf("geometry %+v", p.Conv)
+				}
+				if _, ok := p.Parameters()["input_height"]; ok {
+					t.Error("conv1d reports no height")
+				}
+			},
+		},
+		{
 			name:     "import defaults",
 			settings: map[string]any{"pi": "import", "backend": "torch"},
 			check: func(t *testing.T, p *Params) {
@@ -103,7 +115,6 @@ func TestDecode(t *testing.T) {
 		{name: "repetitions bad", settings: map[string]any{"pi": "matmul", "backend": "gonum", "repetitions": "many"}, errKey: "repetitions"},
 		{name: "target_ci too wide", settings: map[string]any{"pi": "matmul", "backend": "gonum", "target_ci": 2}, errKey: "target_ci"},
 		{name: "warmup negative", settings: map[string]any{"pi": "matmul", "backend": "gonum", "warmup": -1}, errKey: "warmup"},
-		{name: "conv1d with a height", settings: map[string]any{"pi": "conv1d", "backend": "gonum", "input_height": 3}, errKey: "input_height"},
 		{name: "conv2d 1-D format", settings: map[string]any{"pi": "conv2d", "backend": "gonum", "data_format": "NCW"}, errKey: "data_format"},
 		{name: "same with stride 2", settings: map[string]any{"pi": "conv2d", "backend": "gonum", "padding": "same"}, errKey: "padding"},
 		{name: "filter larger than input", settings: map[string]any{"pi": "conv2d", "backend": "gonum", "input_height": 4, "filter_height": 9, "padding": 0}, errKey: "filter_height/filter_width"},
