@@ -261,6 +261,9 @@ func Decode(settings map[string]any) (*Params, error) {
 		if p.MatrixSize, err = r.intMin("matrix_size", 0, 1); err != nil {
 			return nil, err
 		}
+		if p.MatrixSize > maxMatrixSize {
+			return nil, &SettingError{"matrix_size", fmt.Sprintf("%d is beyond any machine's memory (at most %d)", p.MatrixSize, maxMatrixSize)}
+		}
 	case "conv1d":
 		r.def = defaultConv1D
 		if err := decodeConv(r, p, true); err != nil {
@@ -346,8 +349,30 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 	if err := g.Validate(); err != nil {
 		return &SettingError{"filter_height/filter_width", err.Error()}
 	}
+	// Sizes that cannot be allocated fail here, by name, not as a crash.
+	im2col := float64(g.Batch) * float64(g.OutH()) * float64(g.OutW()) * float64(g.KH) * float64(g.KW) * float64(g.InC)
+	for _, t := range []struct {
+		what     string
+		elements float64
+	}{
+		{"the input", float64(g.Batch) * float64(g.InH) * float64(g.InW) * float64(g.InC)},
+		{"the output", float64(g.Batch) * float64(g.OutH()) * float64(g.OutW()) * float64(g.OutC)},
+		{"the filters", float64(g.OutC) * float64(g.KH) * float64(g.KW) * float64(g.InC)},
+		{"the im2col matrix", im2col},
+	} {
+		if t.elements > maxTensorElements {
+			return &SettingError{"batch/input_*/filter_*", fmt.Sprintf("%s would hold %.3g elements, beyond any machine's memory (at most %.3g)", t.what, t.elements, float64(maxTensorElements))}
+		}
+	}
 	return nil
 }
+
+// Bounds that keep absurd settings from crashing the child: far beyond
+// any device's memory, well within what an int can count.
+const (
+	maxMatrixSize     = 1 << 17
+	maxTensorElements = 1 << 36
+)
 
 func decodePlan(r reader, p *Params, defaultReps, defaultWarm int) error {
 	var err error

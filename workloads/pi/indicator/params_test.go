@@ -112,6 +112,8 @@ func TestDecode(t *testing.T) {
 		{name: "gonum float16", settings: map[string]any{"pi": "matmul", "backend": "gonum", "dtype": "float16"}, errKey: "dtype"},
 		{name: "size not a number", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": "big"}, errKey: "matrix_size"},
 		{name: "size zero", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 0}, errKey: "matrix_size"},
+		{name: "size absurd", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 1 << 30}, errKey: "matrix_size"},
+		{name: "conv absurd", settings: map[string]any{"pi": "conv2d", "backend": "gonum", "batch": 1 << 20, "input_height": 1 << 12}, errKey: "batch/input_*/filter_*"},
 		{name: "repetitions bad", settings: map[string]any{"pi": "matmul", "backend": "gonum", "repetitions": "many"}, errKey: "repetitions"},
 		{name: "target_ci too wide", settings: map[string]any{"pi": "matmul", "backend": "gonum", "target_ci": 2}, errKey: "target_ci"},
 		{name: "warmup negative", settings: map[string]any{"pi": "matmul", "backend": "gonum", "warmup": -1}, errKey: "warmup"},
