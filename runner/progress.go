@@ -65,7 +65,7 @@ func (l *LogProgress) End(i int, p Planned, o Outcome) {
 
 // Skipped implements Progress.
 func (l *LogProgress) Skipped(i int, p Planned) {
-	fmt.Fprintf(l.W, "seshat run: [%d/%d] %s %v: already complete, skipped\n", i+1, l.total, p.Experiment, p.Settings)
+	fmt.Fprintf(l.W, "seshat run: [%d/%d] %s/%s: already complete, skipped\n", i+1, l.total, p.Experiment, p.Slug())
 }
 
 // Finish implements Progress.
