@@ -74,7 +74,7 @@ func TestNvidiaSMIGPUsEmpty(t *testing.T) {
 }
 
 func FuzzNvidiaSMIGPUs(f *testing.F) {
-	addSeeds(f, "nvidiasmi")
+	addFixtureSeeds(f, "nvidiasmi")
 	f.Add([]byte("0, \"quoted, name\", GPU-x, 1e400, d\n"))
 	f.Add([]byte("0,a,b,-1,c\n\"unterminated"))
 	f.Fuzz(func(t *testing.T, data []byte) {

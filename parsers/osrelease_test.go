@@ -76,7 +76,7 @@ func TestOSReleaseQuoting(t *testing.T) {
 }
 
 func FuzzOSRelease(f *testing.F) {
-	addSeeds(f, "osrelease")
+	addFixtureSeeds(f, "osrelease")
 	f.Add([]byte("ID=\"\\"))
 	f.Add([]byte{0xff, '=', 0xfe, '\n'})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -95,8 +95,8 @@ func FuzzOSRelease(f *testing.F) {
 	})
 }
 
-// addSeeds adds every file of testdata/<dir> to the fuzz corpus.
-func addSeeds(f *testing.F, dir string) {
+// addFixtureSeeds adds every file of testdata/<dir> to the fuzz corpus.
+func addFixtureSeeds(f *testing.F, dir string) {
 	f.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
 	if err != nil || len(files) == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
@@ -17,8 +18,11 @@ type ParseOptions struct {
 	Workload     string
 	Filters      string
 	OutputMatrix string
-	Pretty       bool
-	NoCache      bool
+	// OutputLTS receives the LTS payloads of the complete entries, validated
+	// strictly, as a JSON array sorted by path ("-" for stdout).
+	OutputLTS string
+	Pretty    bool
+	NoCache   bool
 }
 
 // LoadMatrix parses a results directory with the registered workloads.
@@ -51,11 +55,21 @@ func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters stri
 }
 
 // Parse runs `seshat parse`: one parse, then every requested output, then
-// the stats line on stderr.
+// the stats line on stderr. LTS payloads are built from that same parse,
+// leniently, and validated strictly only before being written: an invalid
+// payload writes no LTS output and exits 4 naming each entry and field (the
+// matrix, lenient by nature, is still written).
 func Parse(ctx context.Context, env Env, opts ParseOptions) error {
+	if opts.OutputMatrix == "-" && opts.OutputLTS == "-" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--output-matrix and --output-lts cannot both write to stdout")
+	}
 	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
+	}
+	var records []lts.Record
+	if opts.OutputLTS != "" {
+		records = buildPayloads(env, m)
 	}
 	if opts.OutputMatrix != "" {
 		err := atomicfile.WriteOutput(opts.OutputMatrix, env.Stdout, func(w io.Writer) error {
@@ -63,6 +77,18 @@ func Parse(ctx context.Context, env Env, opts ParseOptions) error {
 		})
 		if err != nil {
 			return fmt.Errorf("--output-matrix: %w", err)
+		}
+	}
+	if opts.OutputLTS != "" {
+		if err := lts.ValidateAll(records); err != nil {
+			fmt.Fprintln(env.Stderr, m.Stats())
+			return fmt.Errorf("--output-lts: %w", err)
+		}
+		err := atomicfile.WriteOutput(opts.OutputLTS, env.Stdout, func(w io.Writer) error {
+			return lts.WriteJSON(w, lts.Payloads(records), opts.Pretty)
+		})
+		if err != nil {
+			return fmt.Errorf("--output-lts: %w", err)
 		}
 	}
 	fmt.Fprintln(env.Stderr, m.Stats())

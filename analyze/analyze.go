@@ -1,0 +1,350 @@
+package analyze
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Direction says which way a KPI gets better. The zero value is unknown:
+// a KPI without a direction cannot be judged and is not analysed.
+type Direction int
+
+// The directions of a KPI.
+const (
+	DirectionUnknown Direction = iota
+	HigherIsBetter
+	LowerIsBetter
+)
+
+// DirectionOf returns the direction of a KPI from its lower_better flag.
+func DirectionOf(lowerBetter bool) Direction {
+	if lowerBetter {
+		return LowerIsBetter
+	}
+	return HigherIsBetter
+}
+
+func (d Direction) String() string {
+	switch d {
+	case HigherIsBetter:
+		return "higher is better"
+	case LowerIsBetter:
+		return "lower is better"
+	default:
+		return "unknown direction"
+	}
+}
+
+// Status is the verdict on one analysed point.
+type Status string
+
+// The statuses of a point. Acknowledgement is decided by the caller, which
+// knows the ack file; the methods only tell what the numbers say.
+const (
+	StatusOK          Status = "ok"
+	StatusRegression  Status = "regression"
+	StatusImprovement Status = "improvement"
+	StatusNoHistory   Status = "no-history"
+	StatusNotAnalyzed Status = "not-analyzed"
+)
+
+// WarningKind classifies a statistical caveat so reports can group them.
+type WarningKind string
+
+// The caveats a method attaches to its result.
+const (
+	WarnTooFewPoints  WarningKind = "too-few-points"
+	WarnAllEqual      WarningKind = "all-values-equal"
+	WarnNonFinite     WarningKind = "non-finite-values"
+	WarnTooFewSamples WarningKind = "too-few-samples"
+)
+
+// Warning is a caveat printed beside the numbers: the result stands, but a
+// reader should weigh it. It is never an error.
+type Warning struct {
+	Kind WarningKind `json:"kind"`
+	Msg  string      `json:"message"`
+}
+
+func (w Warning) String() string { return w.Msg }
+
+func warnf(kind WarningKind, format string, args ...any) Warning {
+	return Warning{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ChangePoint is an index of a series where a new segment starts, with the
+// statistics of the segments on either side (bounded by the neighbouring
+// change points or the ends of the series).
+type ChangePoint struct {
+	Index        int
+	MeanBefore   float64
+	MeanAfter    float64
+	StdDevBefore float64 // population standard deviation, as Hunter reports it
+	StdDevAfter  float64
+	NBefore      int
+	NAfter       int
+	// PValue is the two-sided pooled t-test between the two segments.
+	PValue float64
+}
+
+// ForwardChange is the relative change from the segment before to the
+// segment after: MeanAfter/MeanBefore - 1, 0 when MeanBefore is 0 (as Otava).
+func (c ChangePoint) ForwardChange() float64 { return relChange(c.MeanBefore, c.MeanAfter) }
+
+// ForwardChangePercent is ForwardChange in percent.
+func (c ChangePoint) ForwardChangePercent() float64 { return 100 * c.ForwardChange() }
+
+// Magnitude is max(|m2/m1 - 1|, |m1/m2 - 1|): symmetric, so a halving and a
+// doubling weigh the same.
+func (c ChangePoint) Magnitude() float64 {
+	return math.Max(math.Abs(relChange(c.MeanBefore, c.MeanAfter)), math.Abs(relChange(c.MeanAfter, c.MeanBefore)))
+}
+
+func relChange(from, to float64) float64 {
+	if from == 0 {
+		return 0
+	}
+	return to/from - 1
+}
+
+// Point is one point of a KPI's history: the value for one comparison value
+// (the median of its records) and, when known, the records' own values.
+type Point struct {
+	Value float64
+	// Samples are the values of the repeated runs behind Value. mannwhitney
+	// compares them; the other methods use Value only.
+	Samples []float64
+	Label   string    // the comparison value, for messages; may be empty
+	Time    time.Time // may be zero
+}
+
+// PointOf returns a point whose Value is the median of samples.
+func PointOf(samples ...float64) Point {
+	return Point{Value: Median(samples), Samples: samples}
+}
+
+func (p Point) samples() []float64 {
+	if len(p.Samples) > 0 {
+		return p.Samples
+	}
+	return []float64{p.Value}
+}
+
+// Input is what a method judges: a KPI's history, oldest first, one point
+// per comparison value, the current point, and the KPI's direction.
+type Input struct {
+	History   []Point
+	Current   Point
+	Direction Direction
+}
+
+// Result is a method's verdict on the current point. Numbers a method does
+// not produce are NaN (and null in JSON).
+type Result struct {
+	Method string `json:"method"`
+	Status Status `json:"status"`
+	// Reason tells why a point has no history or was not analysed.
+	Reason  string  `json:"reason,omitempty"`
+	Current float64 `json:"current"`
+	// Reference is what the current value was compared with: a segment or
+	// history mean, the previous point, the previous batch's median.
+	Reference    float64 `json:"reference"`
+	DeltaPercent float64 `json:"delta_percent"`
+	PValue       float64 `json:"pvalue"`
+	// Score is the method's statistic: z for zscore, U for mannwhitney, the
+	// change's magnitude for edivisive.
+	Score float64 `json:"score"`
+	// CILow and CIHigh bound the change (current minus reference, in the
+	// KPI's unit) at 95% where the method estimates it (mannwhitney).
+	CILow    float64   `json:"ci_low"`
+	CIHigh   float64   `json:"ci_high"`
+	Details  string    `json:"details"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// MarshalJSON writes NaN and infinite numbers as null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Method       string    `json:"method"`
+		Status       Status    `json:"status"`
+		Reason       string    `json:"reason,omitempty"`
+		Current      *float64  `json:"current"`
+		Reference    *float64  `json:"reference"`
+		DeltaPercent *float64  `json:"delta_percent"`
+		PValue       *float64  `json:"pvalue"`
+		Score        *float64  `json:"score"`
+		CILow        *float64  `json:"ci_low"`
+		CIHigh       *float64  `json:"ci_high"`
+		Details      string    `json:"details"`
+		Warnings     []Warning `json:"warnings,omitempty"`
+	}
+	return json.Marshal(plain{
+		Method: r.Method, Status: r.Status, Reason: r.Reason,
+		Current: finite(r.Current), Reference: finite(r.Reference), DeltaPercent: finite(r.DeltaPercent),
+		PValue: finite(r.PValue), Score: finite(r.Score), CILow: finite(r.CILow), CIHigh: finite(r.CIHigh),
+		Details: r.Details, Warnings: r.Warnings,
+	})
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Method judges the current point of a KPI against its history.
+// Implementations are deterministic and safe for concurrent use.
+type Method interface {
+	Name() string
+	Evaluate(in Input) Result
+}
+
+// Detector is a Method that also finds change points in a plain series
+// (`seshat changepoints`). Series values must be finite.
+type Detector interface {
+	Method
+	ChangePoints(series []float64) ([]ChangePoint, []Warning)
+}
+
+// Params are the tunable parameters of every method; zero values mean the
+// defaults.
+type Params struct {
+	// edivisive
+	WindowLen    int     // default 50
+	MaxPValue    float64 // default 0.001
+	MinMagnitude float64 // default 0
+	// zscore
+	ZThreshold float64 // default 3
+	// threshold
+	ChangePercent float64 // default 10
+	Reference     string  // "mean" (default) or "previous"
+	// mannwhitney
+	Alpha float64 // default 0.05
+}
+
+// DefaultMethod is the method used when none is named.
+const DefaultMethod = "edivisive"
+
+// ErrUnknownMethod is wrapped by New for a name no method has.
+var ErrUnknownMethod = errors.New("unknown method")
+
+// ErrInvalidParam is wrapped by New for a parameter out of range.
+var ErrInvalidParam = errors.New("invalid parameter")
+
+// Names lists the methods New knows, sorted.
+func Names() []string {
+	return []string{"edivisive", "mannwhitney", "threshold", "zscore"}
+}
+
+// New returns the method called name with params p, checking p.
+func New(name string, p Params) (Method, error) {
+	var m interface {
+		Method
+		validate() error
+	}
+	switch name {
+	case "edivisive":
+		m = EDivisive{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, MinMagnitude: p.MinMagnitude}
+	case "zscore":
+		m = ZScore{Threshold: p.ZThreshold}
+	case "threshold":
+		m = Threshold{Percent: p.ChangePercent, Reference: p.Reference}
+	case "mannwhitney":
+		m = MannWhitney{Alpha: p.Alpha}
+	default:
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownMethod, name, strings.Join(Names(), ", "))
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("method %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// prepared is an Input checked the way every method needs: a known
+// direction, a finite current value, finite history values.
+type prepared struct {
+	history  []float64 // finite history values, oldest first
+	points   []Point   // the points behind history
+	current  float64
+	warnings []Warning
+}
+
+// prepare checks in; when it returns done, r is the final result.
+func prepare(method string, in Input) (p prepared, r Result, done bool) {
+	r = Result{Method: method, Current: in.Current.Value, Reference: math.NaN(), DeltaPercent: math.NaN(),
+		PValue: math.NaN(), Score: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}
+	if in.Direction != HigherIsBetter && in.Direction != LowerIsBetter {
+		r.Status, r.Reason = StatusNotAnalyzed, "the KPI has no direction (higher or lower is better)"
+		return p, r, true
+	}
+	if !isFinite(in.Current.Value) {
+		r.Status, r.Reason = StatusNotAnalyzed, "the current value is not a finite number"
+		return p, r, true
+	}
+	p.current = in.Current.Value
+	dropped := 0
+	for _, h := range in.History {
+		if !isFinite(h.Value) {
+			dropped++
+			continue
+		}
+		p.history = append(p.history, h.Value)
+		p.points = append(p.points, h)
+	}
+	if dropped > 0 {
+		p.warnings = append(p.warnings, warnf(WarnNonFinite, "%d history point(s) not finite, left out", dropped))
+	}
+	r.Warnings = p.warnings
+	if len(p.history) == 0 {
+		r.Status, r.Reason = StatusNoHistory, "no history for this KPI"
+		return p, r, true
+	}
+	if len(p.history) >= 2 && allEqual(p.history) {
+		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%g)", len(p.history), p.history[0]))
+		r.Warnings = p.warnings
+	}
+	return p, r, false
+}
+
+// judge turns a detected change of the given sign (current minus reference)
+// into a status for the KPI's direction.
+func judge(d Direction, changed bool, delta float64) Status {
+	if !changed || delta == 0 || math.IsNaN(delta) {
+		return StatusOK
+	}
+	worse := (d == HigherIsBetter && delta < 0) || (d == LowerIsBetter && delta > 0)
+	if worse {
+		return StatusRegression
+	}
+	return StatusImprovement
+}
+
+// deltaPercent is (current - reference) / |reference| in percent, NaN when
+// the reference is 0.
+func deltaPercent(reference, current float64) float64 {
+	if reference == 0 {
+		return math.NaN()
+	}
+	return (current - reference) / math.Abs(reference) * 100
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func allEqual(xs []float64) bool {
+	for _, x := range xs[1:] {
+		if x != xs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func allFinite(xs []float64) bool {
+	return !slices.ContainsFunc(xs, func(x float64) bool { return !isFinite(x) })
+}

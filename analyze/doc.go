@@ -1,0 +1,30 @@
+// Package analyze holds the statistics of regression analysis: methods that
+// judge a KPI's current value against its history, and detectors that find
+// change points in a plain series.
+//
+// A Method takes an Input (the history, oldest first, one Point per
+// comparison value; the current Point; the KPI's Direction) and returns a
+// Result: a Status (ok, regression, improvement, no-history, not-analyzed
+// with a reason), the change in percent against a reference, the method's
+// p-value or score, details a person can read, and Warnings (too few
+// points, all values equal, samples too few to ever reach significance).
+// Warnings are caveats beside the numbers, never errors. A Detector is a
+// Method that also finds ChangePoints in a series (`seshat changepoints`).
+//
+// One file per method:
+//
+//   - edivisive.go: Hunter's e-divisive means (the default); change points by
+//     Q-hat in sliding windows, t-test significance, merge of weak points.
+//   - zscore.go: |z| of the current value over the history mean and sample
+//     standard deviation.
+//   - mannwhitney.go: the current batch of repeated runs against the previous
+//     batch, two-sided Mann-Whitney U (exact for small samples without ties),
+//     Hodges-Lehmann shift and 95% confidence interval.
+//   - threshold.go: percentage change against the history mean or the
+//     previous point.
+//
+// Everything is deterministic: the same input gives the same output. Means,
+// deviations and distributions come from gonum (stat, stat/distuv).
+// Choosing history, grouping records into points and acknowledging known
+// regressions belong to the caller (`seshat regression`).
+package analyze

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+)
+
+func newKPIsCmd(g *globals) *cobra.Command {
+	var o pipeline.KPIsOptions
+	cmd := &cobra.Command{
+		Use:   "kpis",
+		Short: "Export the KPIs of a results directory as OpenMetrics or JSON documents",
+		Long: `Parse a results directory (cached), compute each run's KPIs and write them:
+as OpenMetrics gauges (one family per workload and KPI, the run's labels and
+test_uuid as labels, the run's start as timestamp, ending with # EOF), or as
+JSON KPI documents (one per KPI per run, labels flattened), the shape of the
+OpenSearch KPI index. A KPI that cannot be computed is left out with a warning.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return pipeline.KPIs(cmd.Context(), g.env(), o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse")
+	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
+	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
+	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	f.StringVar(&o.Format, "format", pipeline.FormatOpenMetrics, "output format: openmetrics or json")
+	f.StringVar(&o.Output, "output", "-", "write to FILE (- for stdout)")
+	f.BoolVar(&o.Pretty, "pretty", false, "indent JSON output")
+	config.BindKey(f, "results-dir", "results_dir")
+	config.BindKey(f, "workload", "workload")
+	config.BindKey(f, "filters", "parse.filters")
+	config.BindKey(f, "no-cache", "parse.no_cache")
+	return cmd
+}

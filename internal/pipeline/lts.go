@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"log/slog"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// The registry's KPIProvider and lts.Workload are the same ability.
+var _ lts.Workload = workloads.KPIProvider(nil)
+
+// ltsLookup finds a registered workload that produces payloads.
+func ltsLookup(name string) (lts.Workload, bool) {
+	w, ok := workloads.Get(name)
+	if !ok {
+		return nil, false
+	}
+	p, ok := w.(workloads.KPIProvider)
+	return p, ok
+}
+
+// ltsWorkloads lists the registered workloads that produce payloads.
+func ltsWorkloads() []lts.Workload {
+	var out []lts.Workload
+	for _, p := range workloads.KPIProviders() {
+		out = append(out, p)
+	}
+	return out
+}
+
+// buildPayloads builds the payloads of a parsed matrix leniently and logs
+// the warnings met, each with its entry.
+func buildPayloads(env Env, m *store.Matrix) []lts.Record {
+	records := lts.BuildAll(m, ltsLookup, lts.Options{BaseURL: env.env("SESHAT_RESULTS_BASE_URL")})
+	for _, r := range records {
+		for _, w := range r.Warnings {
+			env.logger().Warn(r.Path + ": " + w)
+		}
+	}
+	return records
+}
+
+func (e Env) logger() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
