@@ -233,7 +233,14 @@ func Decode(settings map[string]any) (*Params, error) {
 	if p.Device == "gpu" && p.Backend != "torch" {
 		return nil, &SettingError{"device", p.Backend + " runs on the CPU only; use backend torch for device gpu"}
 	}
-	if p.Threads, err = r.intMin("threads", 0, 1); err != nil {
+	defaultThreads := 0 // the framework's choice
+	if p.Backend == "gonum" {
+		// gonum is the reference kernel: one thread unless asked, so its rate
+		// does not swing with how many cores other work leaves free (a
+		// parallel gemm on a busy 2-core machine measures the neighbours).
+		defaultThreads = 1
+	}
+	if p.Threads, err = r.intMin("threads", defaultThreads, 1); err != nil {
 		return nil, err
 	}
 	seed, err := r.intMin("seed", defaultSeed, 0)

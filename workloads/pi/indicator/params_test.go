@@ -26,6 +26,9 @@ func TestDecode(t *testing.T) {
 					p.Plan.Warmup != 5 || p.Plan.TargetCI != 0.01 || p.Plan.MaxDuration != 10*time.Second {
 					t.Errorf("defaults: %+v", p)
 				}
+				if p.Threads != 1 || p.Parameters()["threads"] != 1 {
+					t.Errorf("gonum runs single-threaded unless asked: threads %d", p.Threads)
+				}
 				if p.FLOPs() != 2*512*512*512 || p.Name() != "PiMatmul" {
 					t.Errorf("FLOPs %v name %q", p.FLOPs(), p.Name())
 				}
@@ -35,6 +38,9 @@ func TestDecode(t *testing.T) {
 			name:     "fixed repetitions",
 			settings: map[string]any{"pi": "matmul", "backend": "numpy", "repetitions": 200, "warmup": 0, "matrix_size": 64, "dtype": "float64"},
 			check: func(t *testing.T, p *Params) {
+				if p.Threads != 0 {
+					t.Errorf("numpy keeps its own threading: threads %d", p.Threads)
+				}
 				if p.Plan.Auto || p.Plan.Repetitions != 200 || p.Plan.Warmup != 0 || p.MatrixSize != 64 {
 					t.Errorf("plan %+v size %d", p.Plan, p.MatrixSize)
 				}
