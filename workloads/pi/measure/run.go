@@ -28,8 +28,9 @@ type Plan struct {
 	// Auto repeats until the Confidence interval of the median lies within
 	// TargetCI (relative) of the median, or until another sample would not
 	// fit in MaxDuration, which counts from the start of the warm-up (so a
-	// measurement never takes longer); never fewer than MinRepetitions nor
-	// more than MaxRepetitions.
+	// measurement never takes longer; it ends 1%, at most 100ms, early to
+	// leave the process time to write its result); never fewer than
+	// MinRepetitions nor more than MaxRepetitions.
 	Auto           bool
 	TargetCI       float64
 	MaxDuration    time.Duration
@@ -95,6 +96,9 @@ func runAuto(ctx context.Context, t Timer, p Plan, now func() time.Time, budgetS
 	if maxDur <= 0 {
 		maxDur = DefaultMaxDuration
 	}
+	// Leave the process room to start and write its result within the
+	// budget: 1% of it, at most 100ms.
+	maxDur -= min(maxDur/100, 100*time.Millisecond)
 	minReps := p.MinRepetitions
 	if minReps <= 0 {
 		minReps = DefaultMinRepetitions

@@ -95,7 +95,7 @@ func TestRunAuto(t *testing.T) {
 			converged: false,
 			check: func(t *testing.T, res Result, _ *fakeTimer) {
 				// At most one sample (<= 100ms) past the budget, and not far below it.
-				if res.Duration > 2100*time.Millisecond || res.Duration < 1800*time.Millisecond {
+				if res.Duration > 2080*time.Millisecond || res.Duration < 1780*time.Millisecond {
 					t.Errorf("timed phase %v, want about the 2s budget", res.Duration)
 				}
 			},
