@@ -215,8 +215,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 // the runner's own failure (the run is then left without exit_code), or
 // ErrInterrupted.
 func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, error) {
+	name, _ := pl.Settings["workload"].(string)
+	w, err := opts.Lookup(name)
+	if err != nil {
+		return pl.Dir, Outcome{}, err
+	}
 	var dir string
-	var err error
 	if pl.Reuse {
 		dir = pl.Dir
 		err = clearDir(dir)
@@ -231,11 +235,6 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	// The child runs in its directory: every path it is given must be absolute.
 	if dir, err = filepath.Abs(dir); err != nil {
 		return pl.Dir, Outcome{}, err
-	}
-	name, _ := pl.Settings["workload"].(string)
-	w, err := opts.Lookup(name)
-	if err != nil {
-		return dir, Outcome{}, err
 	}
 	if err := writePrelude(dir, pl.Point); err != nil {
 		return dir, Outcome{}, err
