@@ -103,6 +103,8 @@ func verbs(g *globals) []*cobra.Command {
 		newKPIsCmd(g),
 		newSchemaCmd(g),
 		newChangePointsCmd(g),
+		newRunCmd(g),
+		newPICmd(g),
 	}
 }
 
