@@ -60,6 +60,7 @@ func verbs(g *globals) []*cobra.Command {
 		newKPIsCmd(g),
 		newSchemaCmd(g),
 		newChangePointsCmd(g),
+		newVisualizeCmd(g),
 	}
 }
 

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/plotting"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// VisualizeOptions are the options of `seshat visualize`.
+type VisualizeOptions struct {
+	ResultsDir string
+	Workload   string
+	Filters    string
+	NoCache    bool
+	// PlotsFile is a plots.yaml; Generate lines name reports or plots
+	// directly and win over PlotsFile. Without either, every report of
+	// every workload is made.
+	PlotsFile string
+	Generate  []string
+	// History is where the KPI history report reads stored KPIs: a file of
+	// LTS payloads (as `parse --output-lts` writes them).
+	History        string
+	BatchKey, XKey string
+	OutputDir      string
+}
+
+// historyFileLimit bounds a history file of LTS payloads read whole.
+const historyFileLimit = 1 << 30
+
+// Visualize runs `seshat visualize`: check what is asked (unknown names
+// fail before any parsing), open the history, parse the results once, then
+// write the figures, pages and indexes.
+func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
+	if opts.OutputDir == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--output-dir is required")
+	}
+	if opts.ResultsDir == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
+	}
+	var regs []*plotting.Registry
+	for _, p := range workloads.PlotProviders() {
+		regs = append(regs, p.Plots())
+	}
+	jobs, err := visualizeJobs(opts, regs)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := plotting.Check(regs, j.Generate); err != nil {
+			return exitcode.With(exitcode.InvalidInput, err)
+		}
+	}
+	history, err := openHistory(opts.History)
+	if err != nil {
+		return err
+	}
+	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	if err != nil {
+		return err
+	}
+	res, err := plotting.Generate(ctx, m, plotting.Options{
+		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,
+		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, Log: env.Log,
+	})
+	var unknown *plotting.UnknownError
+	if errors.As(err, &unknown) {
+		return exitcode.With(exitcode.InvalidInput, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stderr, m.Stats())
+	fmt.Fprintf(env.Stderr, "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
+	return nil
+}
+
+// visualizeJobs reads what to generate: plots.yaml, --generate lines, or
+// every report of every workload.
+func visualizeJobs(opts VisualizeOptions, regs []*plotting.Registry) ([]plotting.Job, error) {
+	switch {
+	case len(opts.Generate) > 0:
+		// --generate wins over --plots: the narrower request is the one a
+		// person typed (plots.yaml often comes from seshat.yaml).
+		job := plotting.Job{}
+		for _, g := range opts.Generate {
+			d, err := plotting.ParseDirective(g)
+			if err != nil {
+				return nil, exitcode.Errorf(exitcode.InvalidInput, "--generate: %w", err)
+			}
+			job.Generate = append(job.Generate, d)
+		}
+		return []plotting.Job{job}, nil
+	case opts.PlotsFile != "":
+		data, err := parsers.ReadLimited(opts.PlotsFile, parsers.DefaultLimit)
+		if err != nil {
+			return nil, fmt.Errorf("--plots: %w", err)
+		}
+		jobs, err := plotting.ReadSpec(opts.PlotsFile, data)
+		if err != nil {
+			return nil, exitcode.With(exitcode.InvalidInput, err)
+		}
+		return jobs, nil
+	}
+	job := plotting.Job{}
+	for _, r := range regs {
+		for _, d := range r.Reports() {
+			if !containsDirective(job.Generate, d) {
+				job.Generate = append(job.Generate, d)
+			}
+		}
+	}
+	return []plotting.Job{job}, nil
+}
+
+func containsDirective(ds []plotting.Directive, d plotting.Directive) bool {
+	for _, x := range ds {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// historyPayload is what the history needs of a stored payload: its
+// metadata and KPIs (the results, the bulk of a payload, are skipped).
+type historyPayload struct {
+	Metadata models.Metadata            `json:"metadata"`
+	KPIs     map[string]models.KPIValue `json:"kpis"`
+}
+
+// openHistory opens the KPI history named by --history; nil when none.
+func openHistory(source string) (plotting.History, error) {
+	if source == "" {
+		return nil, nil
+	}
+	path := strings.TrimPrefix(source, "file:")
+	for _, scheme := range []string{"sqlite:", "http:", "https:"} {
+		if strings.HasPrefix(source, scheme) {
+			return nil, exitcode.Errorf(exitcode.InvalidInput,
+				"--history %s: reading KPI history from an LTS store is not available in this build; give a file of LTS payloads (seshat parse --output-lts FILE)", source)
+		}
+	}
+	data, err := parsers.ReadLimited(path, historyFileLimit)
+	if err != nil {
+		return nil, fmt.Errorf("--history: %w", err)
+	}
+	var docs []historyPayload
+	if err := parsers.JSON(path, data, &docs); err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--history: %w (want a JSON array of LTS payloads)", err)
+	}
+	payloads := make([]*models.Payload, len(docs))
+	for i, d := range docs {
+		payloads[i] = &models.Payload{Metadata: d.Metadata, KPIs: d.KPIs}
+	}
+	return plotting.PayloadHistory(path, payloads), nil
+}
