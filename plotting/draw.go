@@ -542,7 +542,7 @@ func Time(df dataframe.DataFrame, s TimeSpec) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.GlyphStyle = draw.GlyphStyle{Color: markColor, Radius: vg.Points(5), Shape: draw.TriangleGlyph{}}
+		m.GlyphStyle = draw.GlyphStyle{Color: markColor, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
 		p.Add(m)
 		p.Legend.Add("change point", m)
 	}

@@ -82,9 +82,9 @@ func ReadSpec(name string, data []byte) ([]Job, error) {
 	for i, it := range f.Visualize {
 		field := fmt.Sprintf("visualize[%d]", i)
 		bad := func(n *yaml.Node, sub, format string, args ...any) error {
-			line := 0
-			if n != nil {
-				line = n.Line
+			line := n.Line
+			if line == 0 && len(it.Generate) > 0 {
+				line = it.Generate[0].Line // the item has no id: point at its first line known
 			}
 			return &parsers.SyntaxError{File: name, Line: line, Field: field + sub, Msg: fmt.Sprintf(format, args...)}
 		}
@@ -136,7 +136,9 @@ func yamlError(name string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &parsers.SyntaxError{File: name, Line: line, Msg: typeName.ReplaceAllString(m[2], "")}
+		msg := typeName.ReplaceAllString(m[2], "")
+		msg = strings.NewReplacer("into []yaml.Node", "into a list", "into yaml.Node", "into a value").Replace(msg)
+		return &parsers.SyntaxError{File: name, Line: line, Msg: msg}
 	}
 	return &parsers.SyntaxError{File: name, Msg: msg}
 }
