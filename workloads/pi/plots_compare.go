@@ -24,9 +24,9 @@ type comparison struct {
 
 // Headline reads like "numpy vs gonum: 1.46x [1.40, 1.52]".
 func (c comparison) Headline() string {
-	s := fmt.Sprintf("%s vs %s: %.3gx", c.batch, c.baseline, c.ratio.Value)
+	s := fmt.Sprintf("%s vs %s: %.2fx", c.batch, c.baseline, c.ratio.Value)
 	if !math.IsNaN(c.ratio.Low) {
-		s += fmt.Sprintf(" [%.3g, %.3g]", c.ratio.Low, c.ratio.High)
+		s += fmt.Sprintf(" [%.2f, %.2f]", c.ratio.Low, c.ratio.High)
 	}
 	return s
 }
@@ -151,7 +151,7 @@ func comparisonPage(ctx *plotting.Context, title string, figureOnly bool) (*plot
 	for _, c := range cs {
 		interval := plotting.Cell{Text: "–", Class: "muted"}
 		if !math.IsNaN(c.ratio.Low) {
-			interval = plotting.Cell{Text: fmt.Sprintf("[%.3g, %.3g]", c.ratio.Low, c.ratio.High), Num: true}
+			interval = plotting.Cell{Text: fmt.Sprintf("[%.2f, %.2f]", c.ratio.Low, c.ratio.High), Num: true}
 		} else {
 			notes = append(notes, fmt.Sprintf("%s: %s vs %s has too few runs for an interval (%d and %d; 2 each at least).",
 				panelTitle(c.panel), c.batch, c.baseline, c.ratio.NNum, c.ratio.NDen))
@@ -163,7 +163,7 @@ func comparisonPage(ctx *plotting.Context, title string, figureOnly bool) (*plot
 			class = "bad"
 		}
 		t.AddRow(plotting.Text(panelTitle(c.panel)), plotting.Text(c.Headline()), plotting.Text(c.what),
-			plotting.Cell{Text: fmt.Sprintf("%.3gx", c.ratio.Value), Num: true, Class: class}, interval,
+			plotting.Cell{Text: fmt.Sprintf("%.2fx", c.ratio.Value), Num: true, Class: class}, interval,
 			plotting.Int(c.ratio.NNum), plotting.Int(c.ratio.NDen))
 	}
 	if len(cs) == 1 {
