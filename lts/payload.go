@@ -170,7 +170,16 @@ func (e *InvalidPayloadsError) Error() string {
 // *InvalidPayloadsError wrapped with exit status InvalidInput naming each
 // bad entry by path and each bad field by JSON path.
 func ValidateAll(records []Record) error {
+	_, err := SplitValid(records)
+	return err
+}
+
+// SplitValid validates every record strictly and returns the valid ones,
+// in order, with the error ValidateAll returns for the others: `seshat
+// upload` stores what is valid and still names what is not.
+func SplitValid(records []Record) ([]Record, error) {
 	var bad InvalidPayloadsError
+	valid := make([]Record, 0, len(records))
 	for _, r := range records {
 		var err error
 		if r.Payload == nil {
@@ -180,12 +189,14 @@ func ValidateAll(records []Record) error {
 		}
 		if err != nil {
 			bad.Entries = append(bad.Entries, InvalidEntry{Path: r.Path, Err: err})
+			continue
 		}
+		valid = append(valid, r)
 	}
 	if len(bad.Entries) == 0 {
-		return nil
+		return valid, nil
 	}
-	return exitcode.With(exitcode.InvalidInput, &bad)
+	return valid, exitcode.With(exitcode.InvalidInput, &bad)
 }
 
 // Payloads returns the payloads of the records, skipping records without one.

@@ -1,0 +1,722 @@
+package lts
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/opensearch-project/opensearch-go/v2"
+	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
+)
+
+type openSearchStore struct {
+	client    *opensearch.Client
+	transport *http.Transport
+	addr      string // the URL without credentials, for messages
+	names     IndexNames
+	opts      StoreOptions
+	rand      *rand.Rand
+	// templatesReady is set once both index templates are known to exist.
+	templatesReady bool
+}
+
+// openOpenSearch prepares a client of the OpenSearch at u; nothing is sent
+// until the first call. Credentials in the URL are used as basic auth
+// unless opts has some, and are never shown.
+func openOpenSearch(_ context.Context, u *url.URL, opts StoreOptions) (*openSearchStore, error) {
+	if u.User != nil {
+		if opts.Username == "" {
+			opts.Username = u.User.Username()
+			if pw, ok := u.User.Password(); ok && opts.Password == "" {
+				opts.Password = Secret(pw)
+			}
+		}
+		u.User = nil
+	}
+	if u.Scheme == "http" && (opts.CACertFile != "" || opts.InsecureSkipVerify) {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %s: TLS options given for a plain http:// URL", u)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.InsecureSkipVerify} //nolint:gosec // explicit --insecure-skip-verify only
+	if opts.CACertFile != "" {
+		pem, err := os.ReadFile(opts.CACertFile)
+		if err != nil {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ca-cert: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ca-cert %s: no PEM certificate in the file", opts.CACertFile)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	client, err := opensearch.NewClient(opensearch.Config{
+		Addresses: []string{u.String()},
+		Username:  opts.Username,
+		Password:  opts.Password.Reveal(),
+		Transport: tr,
+		// Retries are ours: the client's would re-send a whole bulk
+		// request, sleep without watching the context and know no total
+		// time bound.
+		DisableRetry: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", u, err)
+	}
+	r := opts.Retry.Rand
+	if r == nil {
+		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	return &openSearchStore{client: client, transport: tr, addr: u.String(), names: opts.Index.withDefaults(), opts: opts, rand: r}, nil
+}
+
+func (s *openSearchStore) String() string { return s.addr }
+
+// Close releases idle connections.
+func (s *openSearchStore) Close() error {
+	s.transport.CloseIdleConnections()
+	return nil
+}
+
+// ---- requests and retries
+
+// response is a read OpenSearch answer.
+type response struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+// requestError is a failed request: retryable (429, 502, 503, 504, a
+// dropped or refused connection, a timeout) or not.
+type requestError struct {
+	op        string
+	status    int // 0: no HTTP answer
+	err       error
+	retryable bool
+	after     time.Duration // Retry-After, when the server said
+}
+
+func (e *requestError) Error() string {
+	if e.status != 0 {
+		return fmt.Sprintf("%s: HTTP %d: %v", e.op, e.status, e.err)
+	}
+	return fmt.Sprintf("%s: %v", e.op, e.err)
+}
+
+func (e *requestError) Unwrap() error { return e.err }
+
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// send performs one request and reads its answer; HTTP errors (status >=
+// 300, except the ones ok lists) become a *requestError.
+func (s *openSearchStore) send(ctx context.Context, stats *PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	stats.Requests++
+	res, err := req.Do(rctx, s.client)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, classifyTransportError(op, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &requestError{op: op, err: fmt.Errorf("reading the answer: %w", err), retryable: true}
+	}
+	r := &response{status: res.StatusCode, body: body, header: res.Header}
+	if res.StatusCode < 300 {
+		return r, nil
+	}
+	for _, code := range ok {
+		if res.StatusCode == code {
+			return r, nil
+		}
+	}
+	e := &requestError{op: op, status: res.StatusCode, err: errors.New(errorReason(body)), retryable: retryableStatus(res.StatusCode)}
+	if secs, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && secs > 0 {
+		e.after = time.Duration(secs) * time.Second
+	}
+	switch res.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		e.err = fmt.Errorf("%w (check SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD or --password-file)", e.err)
+	}
+	return r, e
+}
+
+// classifyTransportError tells certificate problems (permanent, with a
+// hint) from connection failures (retried).
+func classifyTransportError(op string, err error) error {
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &verify):
+		return &requestError{op: op, err: fmt.Errorf("TLS: %w (give the server's CA with --ca-cert FILE, or --insecure-skip-verify to not verify)", err)}
+	case errors.As(err, &hostname), errors.As(err, &invalid):
+		return &requestError{op: op, err: fmt.Errorf("TLS: %w", err)}
+	}
+	return &requestError{op: op, err: err, retryable: true}
+}
+
+// errorReason extracts OpenSearch's error type and reason from an error
+// answer, else a short prefix of the body.
+func errorReason(body []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
+		var detail struct {
+			Type   string `json:"type"`
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(e.Error, &detail) == nil && detail.Type != "" {
+			return detail.Type + ": " + detail.Reason
+		}
+		var text string
+		if json.Unmarshal(e.Error, &text) == nil {
+			return text
+		}
+	}
+	text := strings.TrimSpace(string(body))
+	if r := []rune(text); len(r) > 200 {
+		text = string(r[:200]) + "..."
+	}
+	if text == "" {
+		return "no error detail in the answer"
+	}
+	return text
+}
+
+// backoff is the retry schedule of one operation: exponential backoff with
+// full jitter, and a deadline after which no retry starts.
+type backoff struct {
+	s        *openSearchStore
+	attempt  int
+	started  time.Time
+	deadline time.Time
+}
+
+func (s *openSearchStore) newBackoff() *backoff {
+	now := time.Now()
+	return &backoff{s: s, started: now, deadline: now.Add(s.opts.Retry.Timeout)}
+}
+
+// wait sleeps before the next retry and reports whether to make it: false
+// once the deadline would pass, or the context is done.
+func (b *backoff) wait(ctx context.Context, atLeast time.Duration) bool {
+	ceiling := b.s.opts.Retry.Initial << min(b.attempt, 30)
+	if ceiling > b.s.opts.Retry.Max || ceiling <= 0 {
+		ceiling = b.s.opts.Retry.Max
+	}
+	b.attempt++
+	d := time.Duration(b.s.rand.Int64N(int64(ceiling) + 1))
+	d = max(d, atLeast)
+	if time.Now().Add(d).After(b.deadline) {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// do sends a request, retrying retryable failures until the deadline.
+// body rebuilds the request (its body is consumed by each attempt).
+func (s *openSearchStore) do(ctx context.Context, stats *PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
+	b := s.newBackoff()
+	for {
+		r, err := s.send(ctx, stats, op, build(), ok...)
+		var re *requestError
+		if err == nil || !errors.As(err, &re) || !re.retryable {
+			return r, err
+		}
+		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "attempt", b.attempt+1)
+		if !b.wait(ctx, re.after) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, b.attempt, time.Since(b.started).Round(time.Millisecond))
+		}
+	}
+}
+
+// ---- templates
+
+// ensureTemplates installs the index templates of both indices when the
+// cluster lacks them; existing ones are left alone (an operator may have
+// tuned them).
+func (s *openSearchStore) ensureTemplates(ctx context.Context, stats *PutStats) error {
+	if s.templatesReady {
+		return nil
+	}
+	tpls := IndexTemplates(s.names, s.opts.Workloads)
+	names := make([]string, 0, len(tpls))
+	for n := range tpls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r, err := s.do(ctx, stats, "index template "+name, func() opensearchapi.Request {
+			return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
+		}, http.StatusNotFound)
+		if err != nil {
+			return err
+		}
+		if r.status != http.StatusNotFound {
+			continue
+		}
+		body, err := json.Marshal(tpls[name])
+		if err != nil {
+			return err
+		}
+		if _, err := s.do(ctx, stats, "install index template "+name, func() opensearchapi.Request {
+			return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
+		}); err != nil {
+			return err
+		}
+		s.opts.Log.Debug("installed index template", "name", name)
+	}
+	s.templatesReady = true
+	return nil
+}
+
+// ---- bulk upload
+
+// bulkDoc is one document to index: its action line and source, framed as
+// the bulk API wants them (each followed by a newline).
+type bulkDoc struct {
+	index, id string
+	payload   bool // a payload (else a KPI document)
+	lines     []byte
+}
+
+func newBulkDoc(index, id string, payload bool, source []byte) (bulkDoc, error) {
+	action, err := json.Marshal(map[string]any{"index": map[string]string{"_index": index, "_id": id}})
+	if err != nil {
+		return bulkDoc{}, err
+	}
+	lines := make([]byte, 0, len(action)+len(source)+2)
+	lines = append(append(append(append(lines, action...), '\n'), source...), '\n')
+	return bulkDoc{index: index, id: id, payload: payload, lines: lines}, nil
+}
+
+// failedDoc is a document OpenSearch did not store, and why.
+type failedDoc struct {
+	doc    bulkDoc
+	reason string
+}
+
+// UploadError says how many documents an upload could not store and why,
+// by reason. It is a failure (exit status 1).
+type UploadError struct {
+	Store  string
+	Failed int
+	Total  int
+	// Reasons counts the failed documents by reason, and Examples names
+	// one document id per reason.
+	Reasons  map[string]int
+	Examples map[string]string
+}
+
+func (e *UploadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d documents not stored:", e.Store, e.Failed, e.Total)
+	reasons := make([]string, 0, len(e.Reasons))
+	for r := range e.Reasons {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if e.Reasons[reasons[i]] != e.Reasons[reasons[j]] {
+			return e.Reasons[reasons[i]] > e.Reasons[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, e.Examples[r])
+	}
+	return b.String()
+}
+
+// Put indexes the payloads into the payload index and their KPI documents
+// into the KPI index, in bulk requests bounded by count and bytes. Failed
+// documents are re-sent alone when the failure is retryable; the ones left
+// when retrying is over make an *UploadError. Both indices are refreshed at
+// the end, so a query right after sees the upload.
+func (s *openSearchStore) Put(ctx context.Context, payloads []*models.Payload) (PutStats, error) {
+	var stats PutStats
+	if len(payloads) == 0 {
+		return stats, nil
+	}
+	docs := make([]bulkDoc, 0, len(payloads)*6)
+	for _, p := range payloads {
+		src, err := json.Marshal(p)
+		if err != nil {
+			return stats, fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
+		}
+		d, err := newBulkDoc(s.names.Payloads(), p.Metadata.TestUUID, true, src)
+		if err != nil {
+			return stats, err
+		}
+		docs = append(docs, d)
+		for _, k := range p.KPIDocuments() {
+			src, err := json.Marshal(k)
+			if err != nil {
+				return stats, fmt.Errorf("KPI document %s: %w", k.ID(), err)
+			}
+			d, err := newBulkDoc(s.names.KPIs(), k.ID(), false, src)
+			if err != nil {
+				return stats, err
+			}
+			docs = append(docs, d)
+		}
+	}
+	if err := s.ensureTemplates(ctx, &stats); err != nil {
+		return stats, fmt.Errorf("%s: %w", s, err)
+	}
+	b := s.newBackoff()
+	var failed []failedDoc
+	pending := docs
+	for len(pending) > 0 {
+		n := s.batchLen(pending)
+		batch := pending[:n]
+		pending = pending[n:]
+		lost, err := s.sendBatch(ctx, &stats, b, batch)
+		failed = append(failed, lost...)
+		if err != nil {
+			// Retrying is over or the request cannot succeed: the rest
+			// would fail the same way.
+			for _, d := range pending {
+				failed = append(failed, failedDoc{doc: d, reason: "not sent: " + err.Error()})
+			}
+			break
+		}
+	}
+	if len(failed) < len(docs) {
+		// Make the upload visible to the next query (history, regression).
+		_, err := s.do(ctx, &stats, "refresh", func() opensearchapi.Request {
+			t := true
+			return opensearchapi.IndicesRefreshRequest{Index: []string{s.names.Payloads(), s.names.KPIs()}, IgnoreUnavailable: &t}
+		})
+		if err != nil {
+			s.opts.Log.Warn("refreshing the indices failed: the upload becomes visible at the next automatic refresh", "error", err)
+		}
+	}
+	if len(failed) > 0 {
+		ue := &UploadError{Store: s.addr, Failed: len(failed), Total: len(docs), Reasons: map[string]int{}, Examples: map[string]string{}}
+		for _, f := range failed {
+			ue.Reasons[f.reason]++
+			if _, ok := ue.Examples[f.reason]; !ok {
+				ue.Examples[f.reason] = f.doc.index + "/" + f.doc.id
+			}
+		}
+		return stats, ue
+	}
+	return stats, nil
+}
+
+// batchLen is how many of docs go into the next bulk request: at most
+// MaxBulkDocs and MaxBulkBytes (at least one, however large).
+func (s *openSearchStore) batchLen(docs []bulkDoc) int {
+	size := 0
+	for i, d := range docs {
+		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.opts.MaxBulkBytes) {
+			return i
+		}
+		size += len(d.lines)
+	}
+	return len(docs)
+}
+
+// bulkAnswer is the part of a bulk response we read.
+type bulkAnswer struct {
+	Errors bool `json:"errors"`
+	Items  []map[string]struct {
+		Index  string `json:"_index"`
+		ID     string `json:"_id"`
+		Status int    `json:"status"`
+		Result string `json:"result"`
+		Error  *struct {
+			Type   string `json:"type"`
+			Reason string `json:"reason"`
+		} `json:"error"`
+	} `json:"items"`
+}
+
+// sendBatch sends one bulk request and re-sends its retryable failures
+// (only those) until they are stored or b's deadline passes. It returns the
+// documents not stored, and an error when the upload cannot go on.
+func (s *openSearchStore) sendBatch(ctx context.Context, stats *PutStats, b *backoff, batch []bulkDoc) ([]failedDoc, error) {
+	var failed []failedDoc
+	first := true
+	for len(batch) > 0 {
+		if !first {
+			stats.Retries += len(batch)
+		}
+		first = false
+		var body bytes.Buffer
+		for _, d := range batch {
+			body.Write(d.lines)
+		}
+		r, err := s.send(ctx, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
+		var retry []bulkDoc
+		var after time.Duration
+		var reason string
+		if err != nil {
+			var re *requestError
+			if !errors.As(err, &re) || !re.retryable {
+				return append(failed, failAll(batch, err.Error())...), err
+			}
+			retry, after, reason = batch, re.after, re.Error()
+		} else {
+			var ans bulkAnswer
+			if err := json.Unmarshal(r.body, &ans); err != nil || len(ans.Items) != len(batch) {
+				// Unreadable: we cannot know what was stored. Sending
+				// again is safe, documents are keyed by id.
+				retry, reason = batch, fmt.Sprintf("bulk: unreadable answer (%d items for %d documents)", len(ans.Items), len(batch))
+			} else {
+				for i, item := range ans.Items {
+					for _, res := range item { // one action per item
+						switch {
+						case res.Status < 300:
+							s.countStored(stats, batch[i], res.Result)
+						case retryableStatus(res.Status):
+							retry = append(retry, batch[i])
+							reason = itemReason(res.Status, res.Error)
+						default:
+							failed = append(failed, failedDoc{doc: batch[i], reason: itemReason(res.Status, res.Error)})
+						}
+					}
+				}
+				if len(retry) > 0 && r.header.Get("Retry-After") != "" {
+					if secs, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil {
+						after = time.Duration(secs) * time.Second
+					}
+				}
+			}
+		}
+		if len(retry) == 0 {
+			return failed, nil
+		}
+		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "attempt", b.attempt+1)
+		if !b.wait(ctx, after) {
+			if ctx.Err() != nil {
+				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
+			}
+			err := fmt.Errorf("%s (gave up after %d attempts in %s)", reason, b.attempt, time.Since(b.started).Round(time.Millisecond))
+			return append(failed, failAll(retry, err.Error())...), err
+		}
+		batch = retry
+	}
+	return failed, nil
+}
+
+func failAll(docs []bulkDoc, reason string) []failedDoc {
+	out := make([]failedDoc, len(docs))
+	for i, d := range docs {
+		out[i] = failedDoc{doc: d, reason: reason}
+	}
+	return out
+}
+
+func itemReason(status int, e *struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}) string {
+	if e == nil {
+		return fmt.Sprintf("HTTP %d", status)
+	}
+	return fmt.Sprintf("HTTP %d: %s: %s", status, e.Type, e.Reason)
+}
+
+func (s *openSearchStore) countStored(stats *PutStats, d bulkDoc, result string) {
+	if !d.payload {
+		stats.KPIDocuments++
+		return
+	}
+	stats.Payloads++
+	if result == "updated" {
+		stats.Replaced++
+	} else {
+		stats.Created++
+	}
+}
+
+// ---- queries
+
+// searchSort orders payloads by time then test_uuid: the tie-breaker makes
+// search_after paging exact.
+var searchSort = []any{
+	map[string]any{"metadata.start": map[string]any{"order": "asc"}},
+	map[string]any{"metadata.test_uuid": map[string]any{"order": "asc"}},
+}
+
+// openSearchTime formats a query bound; OpenSearch dates have millisecond
+// resolution.
+func openSearchTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (q Query) openSearch() map[string]any {
+	var filters []any
+	for _, name := range sortedLabelNames(q.Labels) {
+		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.labels." + name: q.Labels[name]}})
+	}
+	if !q.Since.IsZero() || !q.Until.IsZero() {
+		r := map[string]any{}
+		if !q.Since.IsZero() {
+			r["gte"] = openSearchTime(q.Since)
+		}
+		if !q.Until.IsZero() {
+			r["lt"] = openSearchTime(q.Until)
+		}
+		filters = append(filters, map[string]any{"range": map[string]any{"metadata.start": r}})
+	}
+	if len(filters) == 0 {
+		return map[string]any{"match_all": map[string]any{}}
+	}
+	return map[string]any{"bool": map[string]any{"filter": filters}}
+}
+
+// indexMissing reports an answer saying the index does not exist yet
+// (nothing uploaded): an empty store, not an error.
+func indexMissing(r *response) bool {
+	return r != nil && r.status == http.StatusNotFound && strings.Contains(string(r.body), "index_not_found_exception")
+}
+
+// Count counts the matching payloads.
+func (s *openSearchStore) Count(ctx context.Context, q Query) (int64, error) {
+	if err := q.Check(); err != nil {
+		return 0, err
+	}
+	body, err := json.Marshal(map[string]any{"query": q.openSearch()})
+	if err != nil {
+		return 0, err
+	}
+	var stats PutStats
+	r, err := s.do(ctx, &stats, "count", func() opensearchapi.Request {
+		return opensearchapi.CountRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
+	}, http.StatusNotFound)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s, err)
+	}
+	if indexMissing(r) {
+		return 0, nil
+	}
+	if r.status == http.StatusNotFound {
+		return 0, fmt.Errorf("%s: count: HTTP 404: %s", s, errorReason(r.body))
+	}
+	var ans struct {
+		Count *int64 `json:"count"`
+	}
+	if err := json.Unmarshal(r.body, &ans); err != nil || ans.Count == nil {
+		return 0, fmt.Errorf("%s: count: unreadable answer: %s", s, errorReason(r.body))
+	}
+	return *ans.Count, nil
+}
+
+// Query pages through the matches with search_after on (time, test_uuid).
+func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error] {
+	return func(yield func(*models.Payload, error) bool) {
+		if err := q.Check(); err != nil {
+			yield(nil, err)
+			return
+		}
+		var after []json.RawMessage
+		for {
+			req := map[string]any{
+				"size":  s.opts.PageSize,
+				"query": q.openSearch(),
+				"sort":  searchSort,
+			}
+			if after != nil {
+				req["search_after"] = after
+			}
+			body, err := json.Marshal(req)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			var stats PutStats
+			r, err := s.do(ctx, &stats, "search", func() opensearchapi.Request {
+				return opensearchapi.SearchRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
+			}, http.StatusNotFound)
+			if err != nil {
+				yield(nil, fmt.Errorf("%s: %w", s, err))
+				return
+			}
+			if indexMissing(r) {
+				return
+			}
+			if r.status == http.StatusNotFound {
+				yield(nil, fmt.Errorf("%s: search: HTTP 404: %s", s, errorReason(r.body)))
+				return
+			}
+			var ans struct {
+				Hits *struct {
+					Hits []struct {
+						ID     string            `json:"_id"`
+						Source json.RawMessage   `json:"_source"`
+						Sort   []json.RawMessage `json:"sort"`
+					} `json:"hits"`
+				} `json:"hits"`
+			}
+			if err := json.Unmarshal(r.body, &ans); err != nil || ans.Hits == nil {
+				yield(nil, fmt.Errorf("%s: search: unreadable answer: %s", s, errorReason(r.body)))
+				return
+			}
+			for _, h := range ans.Hits.Hits {
+				p := newStoredPayload()
+				if err := json.Unmarshal(h.Source, p); err != nil {
+					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
+					return
+				}
+				if !yield(p, nil) {
+					return
+				}
+			}
+			hits := ans.Hits.Hits
+			if len(hits) < s.opts.PageSize {
+				return
+			}
+			after = hits[len(hits)-1].Sort
+			if len(after) == 0 {
+				yield(nil, fmt.Errorf("%s: search: hits without sort values, cannot page", s))
+				return
+			}
+		}
+	}
+}

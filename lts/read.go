@@ -1,0 +1,74 @@
+package lts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+)
+
+// rawPayload is a stored payload before its results are decoded into the
+// workload's type.
+type rawPayload struct {
+	Metadata models.Metadata            `json:"metadata"`
+	Results  json.RawMessage            `json:"results"`
+	KPIs     map[string]models.KPIValue `json:"kpis"`
+}
+
+// ReadPayloads decodes an LTS file (the JSON array `parse --output-lts`
+// writes) named name into records, one per payload, each named
+// name[index]. Each payload's results are decoded into its workload's
+// results type, so that strict validation (SplitValid) checks them as it
+// checks freshly built payloads. Unknown fields are refused rather than
+// dropped: re-storing a payload must not lose what it holds. A payload that
+// cannot be decoded is a record without payload, its error the warning; a
+// file that is not a JSON array of objects is an InvalidInput error naming
+// the file and line.
+func ReadPayloads(name string, data []byte, lookup Lookup) ([]Record, error) {
+	var items []json.RawMessage
+	if err := parsers.JSON(name, data, &items); err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, err)
+	}
+	records := make([]Record, 0, len(items))
+	for i, item := range items {
+		path := fmt.Sprintf("%s[%d]", name, i)
+		p, cat, err := decodePayload(item, lookup)
+		if err != nil {
+			records = append(records, Record{Path: path, Warnings: []string{err.Error()}})
+			continue
+		}
+		records = append(records, Record{Path: path, Payload: p, Catalog: cat})
+	}
+	return records, nil
+}
+
+func decodePayload(item []byte, lookup Lookup) (*models.Payload, *kpi.Catalog, error) {
+	var raw rawPayload
+	if err := strictJSON(item, &raw); err != nil {
+		return nil, nil, err
+	}
+	w, ok := lookup(raw.Metadata.Workload)
+	if !ok {
+		return nil, nil, fmt.Errorf("metadata.workload: %q produces no LTS payloads in this seshat", raw.Metadata.Workload)
+	}
+	p := &models.Payload{Metadata: raw.Metadata, KPIs: raw.KPIs}
+	if len(bytes.TrimSpace(raw.Results)) > 0 && !bytes.Equal(bytes.TrimSpace(raw.Results), []byte("null")) {
+		results := w.PayloadResults()
+		if err := strictJSON(raw.Results, results); err != nil {
+			return nil, nil, fmt.Errorf("results: %w", err)
+		}
+		p.Results = results
+	}
+	return p, w.KPIs(), nil
+}
+
+// strictJSON decodes one JSON value refusing unknown fields.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}

@@ -1,0 +1,655 @@
+package lts
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, "sqlite"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// sqliteMigrations bring a store from schema version i (PRAGMA user_version)
+// to i+1. Append only: a released migration never changes.
+var sqliteMigrations = []string{
+	// 1: payloads stored whole, keyed by test_uuid. Each distinct label
+	// (name, value) gets an integer id and the number of payloads that
+	// have it; labels links payloads to them, so that a label query is an
+	// index search on integers that starts from its most selective label.
+	`CREATE TABLE payloads (
+		id INTEGER PRIMARY KEY,
+		test_uuid TEXT NOT NULL UNIQUE,
+		start_ns INTEGER NOT NULL,
+		workload TEXT NOT NULL,
+		payload TEXT NOT NULL
+	);
+	CREATE INDEX payloads_by_time ON payloads (start_ns, test_uuid);
+	CREATE TABLE label_values (
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL,
+		value TEXT NOT NULL,
+		payloads INTEGER NOT NULL DEFAULT 0,
+		UNIQUE (name, value)
+	);
+	CREATE TABLE labels (
+		value_id INTEGER NOT NULL REFERENCES label_values (id),
+		payload_id INTEGER NOT NULL REFERENCES payloads (id),
+		PRIMARY KEY (value_id, payload_id)
+	) WITHOUT ROWID;`,
+}
+
+// sqliteApplicationID marks a database file as a seshat store ("SESH").
+const sqliteApplicationID = 0x53455348
+
+// sqliteBusyTimeout is how long a writer waits for another one (a parallel
+// upload) before giving up.
+const sqliteBusyTimeout = 60 * time.Second
+
+type sqliteStore struct {
+	db       *sql.DB
+	path     string
+	pageSize int
+}
+
+// openSQLite opens (creating it and its directories when missing) the
+// store at path and brings its schema up to date.
+func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteStore, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
+		}
+	}
+	// WAL: readers never block the writer. busy_timeout: a second upload
+	// waits for the first. _txlock=immediate: a transaction takes the
+	// write lock when it begins, so two writers queue instead of both
+	// reading and then failing to upgrade. synchronous=NORMAL is durable
+	// in WAL mode except on power loss, which at worst drops the last
+	// upload.
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(sqliteBusyTimeout.Milliseconds()))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate")
+	// A large page cache keeps an upload's pages in memory until it
+	// commits instead of spilling them to the WAL as it goes; statement
+	// journals (one per multi-row insert) stay in memory too.
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
+	}
+	s := &sqliteStore{db: db, path: path, pageSize: opts.PageSize}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *sqliteStore) String() string { return "sqlite:" + s.path }
+
+func (s *sqliteStore) Close() error { return s.db.Close() }
+
+// migrate applies the migrations the file lacks, in one transaction, so a
+// concurrent opener sees the old schema or the new one.
+func (s *sqliteStore) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	var version, appID int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return err
+	}
+	switch {
+	case version > len(sqliteMigrations):
+		return fmt.Errorf("schema version %d is newer than this seshat knows (%d): upgrade seshat", version, len(sqliteMigrations))
+	case version == len(sqliteMigrations):
+		return nil
+	case version == 0:
+		var tables int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+			return err
+		}
+		if tables > 0 || (appID != 0 && appID != sqliteApplicationID) {
+			return exitcode.Errorf(exitcode.InvalidInput, "not a seshat store (a SQLite database with other tables)")
+		}
+	case appID != sqliteApplicationID:
+		return exitcode.Errorf(exitcode.InvalidInput, "not a seshat store (application_id %#x)", appID)
+	}
+	for v := version; v < len(sqliteMigrations); v++ {
+		if _, err := tx.ExecContext(ctx, sqliteMigrations[v]); err != nil {
+			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+		}
+	}
+	// PRAGMA takes no parameters; the values are constants.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(sqliteMigrations))); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", sqliteApplicationID)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Put stores the payloads in one transaction: all or nothing.
+func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutStats, error) {
+	var stats PutStats
+	if len(payloads) == 0 {
+		return stats, nil
+	}
+	docs, err := encodePayloads(payloads)
+	if err != nil {
+		return stats, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return stats, fmt.Errorf("%s: %w", s, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	w, err := newSQLiteWriter(ctx, tx)
+	if err != nil {
+		return stats, fmt.Errorf("%s: %w", s, err)
+	}
+	defer w.close()
+	for i, p := range payloads {
+		replaced, err := w.put(ctx, p, docs[i])
+		if err != nil {
+			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
+		}
+		stats.Payloads++
+		if replaced {
+			stats.Replaced++
+		} else {
+			stats.Created++
+		}
+	}
+	if err := w.flushCounts(ctx); err != nil {
+		return PutStats{}, fmt.Errorf("%s: %w", s, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return PutStats{}, fmt.Errorf("%s: %w", s, err)
+	}
+	return stats, nil
+}
+
+// encodePayloads marshals payloads in parallel, before the transaction
+// starts: encoding is a third of an upload's time, and a parallel upload
+// waits for the write lock meanwhile.
+func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
+	docs := make([][]byte, len(payloads))
+	errs := make([]error, len(payloads))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(payloads); i += workers {
+				data, err := json.Marshal(payloads[i])
+				if err != nil {
+					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
+				}
+				docs[i] = data
+			}
+		}()
+	}
+	wg.Wait()
+	return docs, errors.Join(errs...)
+}
+
+// sqliteWriter holds the prepared statements of one upload transaction
+// and the label value ids it met.
+type sqliteWriter struct {
+	tx                                        *sql.Tx
+	find, insert, update, oldLabels           *sql.Stmt
+	findValue, insertValue, deleteLabel, bump *sql.Stmt
+	insertLabels                              map[int]*sql.Stmt // by number of labels
+	valueIDs                                  map[[2]string]int64
+	counts                                    map[int64]int // payloads gained per label value
+}
+
+func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
+	w := &sqliteWriter{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, counts: map[int64]int{}}
+	for _, st := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
+		// The old labels come from the stored payload itself, so that
+		// labels needs no second index (which would slow every upload).
+		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
+		{&w.findValue, "SELECT id FROM label_values WHERE name = ? AND value = ?"},
+		{&w.insertValue, "INSERT INTO label_values (name, value) VALUES (?, ?)"},
+		{&w.deleteLabel, "DELETE FROM labels WHERE value_id = ? AND payload_id = ?"},
+		{&w.bump, "UPDATE label_values SET payloads = payloads + ? WHERE id = ?"},
+	} {
+		stmt, err := tx.PrepareContext(ctx, st.query)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*st.dst = stmt
+	}
+	return w, nil
+}
+
+func (w *sqliteWriter) close() {
+	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+	for _, st := range w.insertLabels {
+		_ = st.Close()
+	}
+}
+
+// put inserts or replaces one payload and its labels; replaced tells which.
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (replaced bool, err error) {
+	m := p.Metadata
+	var id int64
+	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc)
+		if err != nil {
+			return false, err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return false, err
+		}
+	case err != nil:
+		return false, err
+	default:
+		replaced = true
+		if err := w.forgetLabels(ctx, id); err != nil {
+			return true, err
+		}
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, id); err != nil {
+			return true, err
+		}
+	}
+	return replaced, w.addLabels(ctx, id, m.Labels)
+}
+
+// valueID returns the id of a label value, creating it when new.
+func (w *sqliteWriter) valueID(ctx context.Context, name, value string) (int64, error) {
+	k := [2]string{name, value}
+	if id, ok := w.valueIDs[k]; ok {
+		return id, nil
+	}
+	var id int64
+	err := w.findValue.QueryRowContext(ctx, name, value).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		res, err := w.insertValue.ExecContext(ctx, name, value)
+		if err != nil {
+			return 0, err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+	} else if err != nil {
+		return 0, err
+	}
+	w.valueIDs[k] = id
+	return id, nil
+}
+
+func (w *sqliteWriter) forgetLabels(ctx context.Context, id int64) error {
+	rows, err := w.oldLabels.QueryContext(ctx, id)
+	if err != nil {
+		return err
+	}
+	var old [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		old = append(old, k)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, k := range old {
+		vid, err := w.valueID(ctx, k[0], k[1])
+		if err != nil {
+			return err
+		}
+		res, err := w.deleteLabel.ExecContext(ctx, vid, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			w.counts[vid]--
+		}
+	}
+	return nil
+}
+
+// addLabels inserts every label of a payload in one statement: per-label
+// statements would dominate the upload time.
+func (w *sqliteWriter) addLabels(ctx context.Context, id int64, labels map[string]string) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	stmt, ok := w.insertLabels[len(labels)]
+	if !ok {
+		// OR IGNORE: no pair can repeat, and without a conflict to
+		// abort on SQLite needs no statement journal.
+		q := "INSERT OR IGNORE INTO labels (value_id, payload_id) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(labels)), ", ")
+		var err error
+		if stmt, err = w.tx.PrepareContext(ctx, q); err != nil {
+			return err
+		}
+		w.insertLabels[len(labels)] = stmt
+	}
+	args := make([]any, 0, 2*len(labels))
+	for name, value := range labels {
+		vid, err := w.valueID(ctx, name, value)
+		if err != nil {
+			return err
+		}
+		args = append(args, vid, id)
+		w.counts[vid]++
+	}
+	_, err := stmt.ExecContext(ctx, args...)
+	return err
+}
+
+// flushCounts applies the label count changes of the transaction.
+func (w *sqliteWriter) flushCounts(ctx context.Context) error {
+	for vid, n := range w.counts {
+		if n == 0 {
+			continue
+		}
+		if _, err := w.bump.ExecContext(ctx, n, vid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sqliteQuery is a Query translated to SQL selecting payload ids in order.
+type sqliteQuery struct {
+	from, where string
+	args        []any
+	empty       bool // a label value nothing has: no need to ask
+}
+
+// plan translates q. Each label filter becomes the ids of its values; the
+// filter matching the fewest payloads (label_values counts them) drives
+// the query through the labels primary key, each other filter is a
+// primary key probe per candidate.
+func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
+	var sq sqliteQuery
+	var conds []string
+	names := sortedLabelNames(q.Labels)
+	ids := make(map[string][]any, len(names))
+	driver, best := "", int64(-1)
+	for _, name := range names {
+		values := q.Labels[name]
+		rows, err := s.db.QueryContext(ctx,
+			"SELECT id, payloads FROM label_values WHERE name = ? AND value IN ("+placeholders(len(values))+")",
+			append([]any{name}, stringsAsArgs(values)...)...)
+		if err != nil {
+			return sq, err
+		}
+		var n int64
+		for rows.Next() {
+			var id, count int64
+			if err := rows.Scan(&id, &count); err != nil {
+				_ = rows.Close()
+				return sq, err
+			}
+			if count > 0 {
+				ids[name] = append(ids[name], id)
+				n += count
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return sq, err
+		}
+		if n == 0 {
+			sq.empty = true
+			return sq, nil
+		}
+		if best < 0 || n < best {
+			driver, best = name, n
+		}
+	}
+	if driver == "" {
+		sq.from = "payloads p"
+	} else {
+		// CROSS JOIN fixes the join order: SQLite's planner has no
+		// statistics to know which label is selective, label_values does.
+		sq.from = "labels d CROSS JOIN payloads p"
+		conds = append(conds, "d.value_id IN ("+placeholders(len(ids[driver]))+")", "p.id = d.payload_id")
+		sq.args = append(sq.args, ids[driver]...)
+	}
+	for _, name := range names {
+		if name == driver {
+			continue
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM labels l WHERE l.value_id IN ("+placeholders(len(ids[name]))+") AND l.payload_id = p.id)")
+		sq.args = append(sq.args, ids[name]...)
+	}
+	if !q.Since.IsZero() {
+		conds = append(conds, "p.start_ns >= ?")
+		sq.args = append(sq.args, q.Since.UnixNano())
+	}
+	if !q.Until.IsZero() {
+		conds = append(conds, "p.start_ns < ?")
+		sq.args = append(sq.args, q.Until.UnixNano())
+	}
+	if len(conds) > 0 {
+		sq.where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	return sq, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func stringsAsArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Count counts the payloads matching q.
+func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
+	if err := q.Check(); err != nil {
+		return 0, err
+	}
+	sq, err := s.plan(ctx, q)
+	if err != nil || sq.empty {
+		return 0, wrapErr(s, err)
+	}
+	var n int64
+	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+sq.from+sq.where, sq.args...).Scan(&n)
+	return n, wrapErr(s, err)
+}
+
+func wrapErr(s Store, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", s, err)
+}
+
+// idsQuery is the SQL selecting the ids of the matches in order.
+func (sq sqliteQuery) idsQuery() string {
+	return "SELECT p.id FROM " + sq.from + sq.where + " ORDER BY p.start_ns, p.test_uuid"
+}
+
+// Query selects the ids of every match in order first (8 bytes each, one
+// sort), then reads the payloads a page at a time, so memory holds one page
+// of payloads however many match, and no read transaction stays open while
+// the caller works.
+func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error] {
+	return func(yield func(*models.Payload, error) bool) {
+		ids, err := s.matchingIDs(ctx, q)
+		if err != nil {
+			yield(nil, wrapErr(s, err))
+			return
+		}
+		for start := 0; start < len(ids); start += s.pageSize {
+			page := ids[start:min(start+s.pageSize, len(ids))]
+			payloads, err := s.readPayloads(ctx, page)
+			if err != nil {
+				yield(nil, wrapErr(s, err))
+				return
+			}
+			for _, p := range payloads {
+				if !yield(p, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *sqliteStore) matchingIDs(ctx context.Context, q Query) ([]int64, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	sq, err := s.plan(ctx, q)
+	if err != nil || sq.empty {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, sq.idsQuery(), sq.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// readPayloads reads and decodes the payloads of ids, in the order of ids.
+func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64) ([]*models.Payload, error) {
+	args := make([]any, len(ids))
+	pos := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		args[i] = id
+		pos[id] = i
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	docs := make([][]byte, len(ids))
+	names := make([]string, len(ids))
+	for rows.Next() {
+		var id int64
+		var uuid string
+		var doc []byte
+		if err := rows.Scan(&id, &uuid, &doc); err != nil {
+			return nil, err
+		}
+		docs[pos[id]], names[pos[id]] = doc, uuid
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return decodeStored(docs, names)
+}
+
+// decodeStored decodes stored payload documents in parallel (decoding is
+// most of a query's time); nil documents (gone since selected) are
+// skipped. The first error names its payload.
+func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
+	out := make([]*models.Payload, len(docs))
+	errs := make([]error, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/32))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(docs); i += workers {
+				if docs[i] == nil {
+					continue
+				}
+				p := newStoredPayload()
+				if err := json.Unmarshal(docs[i], p); err != nil {
+					errs[i] = fmt.Errorf("stored payload %s: %w", names[i], err)
+					continue
+				}
+				out[i] = p
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, p := range out {
+		if p != nil {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
+}
+
+// explainQuery returns SQLite's plan of the ids query of q, one line per
+// step, for the tests proving that label queries search indices.
+func (s *sqliteStore) explainQuery(ctx context.Context, q Query) ([]string, error) {
+	sq, err := s.plan(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sq.idsQuery(), sq.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return nil, err
+		}
+		lines = append(lines, detail)
+	}
+	sort.Strings(lines)
+	return lines, rows.Err()
+}

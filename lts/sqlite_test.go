@@ -1,0 +1,477 @@
+package lts_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/models"
+)
+
+func openSQLite(t testing.TB, path string, opts lts.StoreOptions) lts.Store {
+	t.Helper()
+	s, err := lts.Open(context.Background(), "sqlite:"+path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func collect(t testing.TB, s lts.Store, q lts.Query) []*models.Payload {
+	t.Helper()
+	var out []*models.Payload
+	for p, err := range s.Query(context.Background(), q) {
+		if err != nil {
+			t.Fatalf("Query: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func count(t testing.TB, s lts.Store, q lts.Query) int64 {
+	t.Helper()
+	n, err := s.Count(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Count: %v", err)
+	}
+	return n
+}
+
+func uuids(ps []*models.Payload) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Metadata.TestUUID
+	}
+	return out
+}
+
+// checkOrdered fails unless ps are ordered by start then test_uuid.
+func checkOrdered(t testing.TB, ps []*models.Payload) {
+	t.Helper()
+	for i := 1; i < len(ps); i++ {
+		a, b := ps[i-1].Metadata, ps[i].Metadata
+		if b.Start.Before(a.Start) || (b.Start.Equal(a.Start) && b.TestUUID <= a.TestUUID) {
+			t.Fatalf("payload %d (%s %s) after %d (%s %s): not in time then test_uuid order",
+				i, b.Start, b.TestUUID, i-1, a.Start, a.TestUUID)
+		}
+	}
+}
+
+func TestSQLiteDefaultPathCreatesDirectories(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	s, err := lts.Open(context.Background(), "", lts.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.String() != lts.DefaultStoreURL {
+		t.Errorf("store = %s, want %s", s, lts.DefaultStoreURL)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".seshat", "lts.db")); err != nil {
+		t.Errorf("default store not created: %v", err)
+	}
+	nested := filepath.Join(dir, "a", "b c", "lts.db")
+	openSQLite(t, nested, lts.StoreOptions{})
+	if _, err := os.Stat(nested); err != nil {
+		t.Errorf("nested store not created: %v", err)
+	}
+}
+
+func TestOpenRefusesUnknownURLs(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"sqlite:", "postgres://db/x", "file.db", "https://user:hunter2@/"} {
+		_, err := lts.Open(context.Background(), u, lts.StoreOptions{})
+		if exitcode.Of(err) != exitcode.InvalidInput {
+			t.Errorf("Open(%q) = %v, want an invalid input error", u, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Open(%q) error shows the password: %v", u, err)
+		}
+	}
+}
+
+func TestSQLitePutIsIdempotent(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(20, ltstest.Options{Series: 3, Seed: 1})
+	stats, err := s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Payloads != 20 || stats.Created != 20 || stats.Replaced != 0 {
+		t.Errorf("first upload: %+v", stats)
+	}
+	small := lts.Query{Labels: map[string][]string{"matrix_size": {ltstest.MatrixSize(0)}}}
+	before := count(t, s, small)
+	stats, err = s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Payloads != 20 || stats.Created != 0 || stats.Replaced != 20 {
+		t.Errorf("second upload: %+v", stats)
+	}
+	if n := count(t, s, lts.Query{}); n != 20 {
+		t.Errorf("count after re-upload = %d, want 20", n)
+	}
+	if n := count(t, s, small); n != before || n != 7 {
+		t.Errorf("label count after re-upload = %d, before %d, want 7", n, before)
+	}
+}
+
+func TestSQLiteReplaceChangesLabels(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(2, ltstest.Options{Seed: 2})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	// A re-parse with another labels model version: the old label value
+	// must not match any more.
+	moved := *ps[0]
+	moved.Metadata.Labels = map[string]string{}
+	for k, v := range ps[0].Metadata.Labels {
+		moved.Metadata.Labels[k] = v
+	}
+	moved.Metadata.Labels["device"] = "gpu"
+	if _, err := s.Put(context.Background(), []*models.Payload{&moved}); err != nil {
+		t.Fatal(err)
+	}
+	if got := uuids(collect(t, s, lts.Query{Labels: map[string][]string{"device": {"cpu"}}})); len(got) != 1 || got[0] != ps[1].Metadata.TestUUID {
+		t.Errorf("device=cpu = %v, want only %s", got, ps[1].Metadata.TestUUID)
+	}
+	if got := uuids(collect(t, s, lts.Query{Labels: map[string][]string{"device": {"gpu"}}})); len(got) != 1 || got[0] != ps[0].Metadata.TestUUID {
+		t.Errorf("device=gpu = %v, want only %s", got, ps[0].Metadata.TestUUID)
+	}
+}
+
+func TestSQLiteStoresPayloadsWhole(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(3, ltstest.Options{Seed: 3})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, lts.Query{})
+	if len(got) != 3 {
+		t.Fatalf("%d payloads back, want 3", len(got))
+	}
+	for i := range ps {
+		// Results come back as generic JSON, not the workload's types:
+		// compare the documents.
+		if want, have := canonical(t, ps[i]), canonical(t, got[i]); want != have {
+			t.Errorf("payload %d comes back different:\n got %s\nwant %s", i, have, want)
+		}
+	}
+}
+
+// canonical is v as JSON with every object's keys sorted.
+func canonical(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	data, err = json.Marshal(generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// inOrder sorts payloads by start then test_uuid, the order of queries.
+func inOrder(ps []*models.Payload) []*models.Payload {
+	out := slices.Clone(ps)
+	slices.SortStableFunc(out, func(a, b *models.Payload) int {
+		if c := a.Metadata.Start.Compare(b.Metadata.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Metadata.TestUUID, b.Metadata.TestUUID)
+	})
+	return out
+}
+
+func TestSQLiteQuery(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{PageSize: 4})
+	// 30 payloads, 3 series, every 5th starting with the one before it.
+	ps := ltstest.Payloads(30, ltstest.Options{Series: 3, TieEvery: 5, Seed: 4})
+	// Stored out of order: the order must come from the query.
+	shuffled := append([]*models.Payload(nil), ps[15:]...)
+	shuffled = append(shuffled, ps[:15]...)
+	if _, err := s.Put(context.Background(), shuffled); err != nil {
+		t.Fatal(err)
+	}
+	at := func(i int) time.Time { return ps[i].Metadata.Start }
+	tests := []struct {
+		name string
+		q    lts.Query
+		want func(i int) bool
+	}{
+		{"all", lts.Query{}, func(int) bool { return true }},
+		{"one series", lts.Query{Labels: map[string][]string{"matrix_size": {ltstest.MatrixSize(1)}, "device": {"cpu"}}},
+			func(i int) bool { return i%3 == 1 }},
+		{"two values", lts.Query{Labels: map[string][]string{"matrix_size": {ltstest.MatrixSize(0), ltstest.MatrixSize(2)}}},
+			func(i int) bool { return i%3 != 1 }},
+		{"time range", lts.Query{Since: at(10), Until: at(20)},
+			func(i int) bool { return !at(i).Before(at(10)) && at(i).Before(at(20)) }},
+		{"series and since", lts.Query{Labels: map[string][]string{"matrix_size": {ltstest.MatrixSize(2)}}, Since: at(12)},
+			func(i int) bool { return i%3 == 2 && !at(i).Before(at(12)) }},
+		{"unknown value", lts.Query{Labels: map[string][]string{"device": {"tpu"}}}, func(int) bool { return false }},
+		{"unknown label", lts.Query{Labels: map[string][]string{"no_such_label": {"x"}}}, func(int) bool { return false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var want []*models.Payload
+			for i, p := range ps {
+				if tt.want(i) {
+					want = append(want, p)
+				}
+			}
+			want = inOrder(want)
+			got := collect(t, s, tt.q)
+			checkOrdered(t, got)
+			if fmt.Sprint(uuids(got)) != fmt.Sprint(uuids(want)) {
+				t.Errorf("got %d payloads %v\nwant %d %v", len(got), uuids(got), len(want), uuids(want))
+			}
+			if n := count(t, s, tt.q); n != int64(len(want)) {
+				t.Errorf("Count = %d, want %d", n, len(want))
+			}
+		})
+	}
+}
+
+func TestSQLiteQueryStopsWhenAsked(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{PageSize: 2})
+	if _, err := s.Put(context.Background(), ltstest.Payloads(10, ltstest.Options{Seed: 5})); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range s.Query(context.Background(), lts.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("stopped after %d", n)
+	}
+}
+
+func TestSQLiteQueryRefusesBadLabels(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	for _, q := range []lts.Query{
+		{Labels: map[string][]string{"Bad Name": {"x"}}},
+		{Labels: map[string][]string{"device": {}}},
+		{Since: ltstest.Start, Until: ltstest.Start},
+	} {
+		if _, err := s.Count(context.Background(), q); exitcode.Of(err) != exitcode.InvalidInput {
+			t.Errorf("Count(%+v) = %v, want invalid input", q, err)
+		}
+		for _, err := range s.Query(context.Background(), q) {
+			if exitcode.Of(err) != exitcode.InvalidInput {
+				t.Errorf("Query(%+v) = %v, want invalid input", q, err)
+			}
+		}
+	}
+}
+
+// TestSQLiteLabelQueriesSearchIndices proves with SQLite's own query plan
+// that a label query starts from the labels index (and from its most
+// selective label), probes the others by primary key, and never scans a
+// table. (The ids of label values come first from the unique index of
+// label_values.)
+func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(50, ltstest.Options{Series: 5, Seed: 6})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		q    lts.Query
+		want []string
+	}{
+		{"one series", ltstest.SeriesQuery(ps[3]), []string{
+			"SEARCH d USING PRIMARY KEY (value_id=?)",
+			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
+			"USE TEMP B-TREE FOR ORDER BY",
+		}},
+		{"labels and time", lts.Query{Labels: map[string][]string{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, []string{
+			"SEARCH d USING PRIMARY KEY (value_id=?)",
+			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
+		}},
+		{"time only", lts.Query{Since: ltstest.Start}, []string{
+			"SEARCH p USING COVERING INDEX payloads_by_time (start_ns>?)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plan, err := lts.ExplainSQLite(context.Background(), s, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("plan lacks %q:\n%s", w, text)
+				}
+			}
+			for _, step := range plan {
+				if strings.HasPrefix(step, "SCAN") {
+					t.Errorf("plan scans: %q\n%s", step, text)
+				}
+				if strings.Contains(step, " l ") && step != "SEARCH l EXISTS USING PRIMARY KEY (value_id=? AND payload_id=?)" {
+					t.Errorf("a label filter is not a primary key probe: %q", step)
+				}
+			}
+		})
+	}
+	// The most selective label drives: matrix_size (10 of 50), not
+	// workload (all 50).
+	q := lts.Query{Labels: map[string][]string{"workload": {"pi"}, "matrix_size": {ltstest.MatrixSize(0)}}}
+	want := make([]string, 0, 10)
+	for i := 0; i < 50; i += 5 {
+		want = append(want, ps[i].Metadata.TestUUID)
+	}
+	if got := uuids(collect(t, s, q)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestSQLiteConcurrentUploads uploads into one file from two stores (two
+// connections, as two processes would) at once: both succeed and nothing is
+// lost.
+func TestSQLiteConcurrentUploads(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lts.db")
+	ps := ltstest.Payloads(400, ltstest.Options{Series: 4, Seed: 7})
+	halves := [][]*models.Payload{ps[:200], ps[200:]}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range halves {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A fresh file each: the schema creation races too.
+			s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer s.Close()
+			// Several transactions each, interleaving with the other.
+			for j := 0; j < 200; j += 50 {
+				if _, err := s.Put(context.Background(), halves[i][j:j+50]); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("concurrent uploads: %v", err)
+	}
+	s := openSQLite(t, path, lts.StoreOptions{})
+	got := collect(t, s, lts.Query{})
+	if len(got) != 400 {
+		t.Fatalf("%d payloads stored, want 400", len(got))
+	}
+	checkOrdered(t, got)
+}
+
+func TestSQLiteSchemaVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lts.db")
+	s := openSQLite(t, path, lts.StoreOptions{})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var version int
+	var mode string
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != 1 {
+		t.Errorf("user_version = %d, %v; want 1", version, err)
+	}
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	// Reopening an up-to-date store changes nothing.
+	openSQLite(t, path, lts.StoreOptions{})
+
+	// A store written by a newer seshat is refused, not damaged.
+	if _, err := db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
+	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") {
+		t.Errorf("newer schema: %v", err)
+	}
+
+	// Another application's database is not a store.
+	other := filepath.Join(dir, "other.db")
+	odb, err := sql.Open("sqlite", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := odb.Exec("CREATE TABLE notes (x TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	_ = odb.Close()
+	_, err = lts.Open(context.Background(), "sqlite:"+other, lts.StoreOptions{})
+	if exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "not a seshat store") {
+		t.Errorf("foreign database: %v", err)
+	}
+}
+
+// TestSQLiteQueryReturnsEverything: no silent cap.
+func TestSQLiteQueryReturnsEverything(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("25,000 payloads")
+	}
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(25000, ltstest.Options{Series: 2, TieEvery: 3, Samples: 5, Seed: 8})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []lts.Query{{}, {Labels: map[string][]string{"workload": {"pi"}}}} {
+		got := collect(t, s, q)
+		if len(got) != len(ps) {
+			t.Fatalf("query %+v: %d payloads, want %d", q, len(got), len(ps))
+		}
+		checkOrdered(t, got)
+	}
+}
