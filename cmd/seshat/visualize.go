@@ -34,7 +34,7 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
 	f.StringVar(&o.PlotsFile, "plots", "", "plots.yaml: visualize: [{id, generate: [...], filters: [...]}]")
 	f.StringArrayVar(&o.Generate, "generate", nil, `report or plot to draw, "report: NAME" or "plot: NAME" (repeat for several; wins over --plots)`)
-	f.StringVar(&o.History, "history", "", "KPI history for the KPI history report: a file of LTS payloads (seshat parse --output-lts)")
+	f.StringVar(&o.History, "history", "", "KPI history for the KPI history report: an LTS store (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (seshat parse --output-lts)")
 	f.StringVar(&o.BatchKey, "batch-key", "", "setting whose values are the batches compared (default: the workload's comparison key, backend for pi)")
 	f.StringVar(&o.XKey, "x-key", "", "setting on the x axis of the scaling report (default matrix_size)")
 	f.StringVarP(&o.OutputDir, "output-dir", "o", "", "directory to write the reports into")

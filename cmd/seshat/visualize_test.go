@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"image/png"
 	"io/fs"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 const (
@@ -205,7 +209,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"no kind", []string{"--generate", "Rate per batch"}, 4, []string{`want "report: NAME" or "plot: NAME"`}},
 		{"bad plots.yaml", []string{"--plots", badPlots}, 4, []string{"bad.yaml:4: field filter not found"}},
 		{"missing plots.yaml", []string{"--plots", filepath.Join(dir, "none.yaml")}, 1, []string{"none.yaml"}},
-		{"store history", []string{"--history", "sqlite:lts.db"}, 4, []string{"--history sqlite:lts.db", "seshat parse --output-lts"}},
+		{"missing store", []string{"--history", "sqlite:" + filepath.Join(dir, "none.db")}, 4, []string{"--history sqlite:", "none.db"}},
 		{"history not payloads", []string{"--history", badPlots}, 4, []string{"--history:", "bad.yaml"}},
 		{"no output dir", []string{"--output-dir", ""}, 4, []string{"--output-dir is required"}},
 		{"bad filters", []string{"--filters", "backend"}, 4, []string{"--filters"}},
@@ -228,6 +232,60 @@ func TestVisualizeErrors(t *testing.T) {
 	}
 	if r := runSeshat(t, nil, "visualize", "--results-dir", filepath.Join(dir, "none"), "--output-dir", out); r.code != 1 {
 		t.Errorf("missing results dir: exit %d, want 1: %s", r.code, r.stderr)
+	}
+}
+
+// The KPI history report reads the embedded LTS store.
+func TestVisualizeHistoryFromStore(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(goldenDir, "lts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := lts.ReadPayloads("lts.json", data, func(name string) (lts.Workload, bool) {
+		w, ok := workloads.Get(name)
+		if !ok {
+			return nil, false
+		}
+		p, ok := w.(workloads.KPIProvider)
+		return p, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "lts.db")
+	s, err := lts.Open(context.Background(), "sqlite:"+db, lts.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(context.Background(), lts.Payloads(records)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "reports")
+	r := runSeshat(t, nil, "visualize", "--results-dir", copyResults(t), "--history", "sqlite:"+db,
+		"--generate", "report: KPI history", "--filters", "matrix_size=1024", "--output-dir", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "kpi_history.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"from sqlite:", `<h2>rate_gflops</h2>`, `src="figures/kpi_history/history_rate_gflops_1.svg"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "figures/kpi_history/history_rate_gflops_1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The three gonum and two numpy runs at 1024 are the history's points.
+	if n := bytes.Count(csv, []byte("\n")) - 1; n != 5 {
+		t.Errorf("history of rate_gflops has %d points, want 5:\n%s", n, csv)
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/plotting"
@@ -24,14 +27,15 @@ type VisualizeOptions struct {
 	// every workload is made.
 	PlotsFile string
 	Generate  []string
-	// History is where the KPI history report reads stored KPIs: a file of
-	// LTS payloads (as `parse --output-lts` writes them).
+	// History is where the KPI history report reads stored KPIs: an LTS
+	// store URL (sqlite:PATH, http(s)://host:port) or a file of LTS
+	// payloads (as `parse --output-lts` writes them).
 	History        string
 	BatchKey, XKey string
 	OutputDir      string
 }
 
-// historyFileLimit bounds a history file of LTS payloads read whole.
+// historyFileLimit bounds a file of LTS payloads read whole as history.
 const historyFileLimit = 1 << 30
 
 // Visualize runs `seshat visualize`: check what is asked (unknown names
@@ -57,10 +61,11 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 			return exitcode.With(exitcode.InvalidInput, err)
 		}
 	}
-	history, err := openHistory(opts.History)
+	history, closeHistory, err := openHistory(ctx, env, opts.History)
 	if err != nil {
 		return err
 	}
+	defer closeHistory()
 	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
@@ -128,36 +133,82 @@ func containsDirective(ds []plotting.Directive, d plotting.Directive) bool {
 	return false
 }
 
-// historyPayload is what the history needs of a stored payload: its
-// metadata and KPIs (the results, the bulk of a payload, are skipped).
-type historyPayload struct {
-	Metadata models.Metadata            `json:"metadata"`
-	KPIs     map[string]models.KPIValue `json:"kpis"`
-}
-
-// openHistory opens the KPI history named by --history; nil when none.
-func openHistory(source string) (plotting.History, error) {
+// openHistory opens the KPI history named by --history: an LTS store URL
+// (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (optionally
+// file:PATH); nil when none. The returned close function is never nil.
+func openHistory(ctx context.Context, env Env, source string) (plotting.History, func(), error) {
+	nop := func() {}
 	if source == "" {
-		return nil, nil
+		return nil, nop, nil
+	}
+	if isStoreURL(source) {
+		if path, ok := strings.CutPrefix(source, "sqlite:"); ok {
+			// Opening creates a missing database: a mistyped path would
+			// read as an empty history.
+			if _, err := os.Stat(path); err != nil {
+				return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", source, err)
+			}
+		}
+		s, err := lts.Open(ctx, source, lts.StoreOptions{Workloads: ltsWorkloads(), Log: env.logger()})
+		if err != nil {
+			return nil, nop, fmt.Errorf("--history: %w", err)
+		}
+		return storeHistory{s}, func() {
+			if err := s.Close(); err != nil {
+				env.logger().Warn(fmt.Sprintf("--history %s: %v", s, err))
+			}
+		}, nil
 	}
 	path := strings.TrimPrefix(source, "file:")
-	for _, scheme := range []string{"sqlite:", "http:", "https:"} {
-		if strings.HasPrefix(source, scheme) {
-			return nil, exitcode.Errorf(exitcode.InvalidInput,
-				"--history %s: reading KPI history from an LTS store is not available in this build; give a file of LTS payloads (seshat parse --output-lts FILE)", source)
-		}
-	}
 	data, err := parsers.ReadLimited(path, historyFileLimit)
 	if err != nil {
-		return nil, fmt.Errorf("--history: %w", err)
+		return nil, nop, fmt.Errorf("--history: %w", err)
 	}
-	var docs []historyPayload
-	if err := parsers.JSON(path, data, &docs); err != nil {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "--history: %w (want a JSON array of LTS payloads)", err)
+	records, err := lts.ReadPayloads(path, data, ltsLookup)
+	if err != nil {
+		return nil, nop, fmt.Errorf("--history: %w (want a JSON array of LTS payloads, as seshat parse --output-lts writes)", err)
 	}
-	payloads := make([]*models.Payload, len(docs))
-	for i, d := range docs {
-		payloads[i] = &models.Payload{Metadata: d.Metadata, KPIs: d.KPIs}
+	var payloads []*models.Payload
+	for _, r := range records {
+		for _, w := range r.Warnings {
+			env.logger().Warn(fmt.Sprintf("--history: %s: %s (left out)", r.Path, w))
+		}
+		if r.Payload != nil {
+			payloads = append(payloads, r.Payload)
+		}
 	}
-	return plotting.PayloadHistory(path, payloads), nil
+	return plotting.PayloadHistory(path, payloads), nop, nil
+}
+
+func isStoreURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, ":")
+	switch strings.ToLower(scheme) {
+	case "sqlite", "http", "https":
+		return ok
+	}
+	return false
+}
+
+// storeHistory reads KPI history from an LTS store: the payloads whose
+// labels match the query, in the store's time order.
+type storeHistory struct{ s lts.Store }
+
+func (h storeHistory) Source() string { return h.s.String() }
+
+func (h storeHistory) Points(ctx context.Context, q plotting.HistoryQuery) ([]plotting.KPIPoint, error) {
+	labels := map[string][]string{}
+	for k, v := range q.Labels {
+		labels[k] = v
+	}
+	if q.Workload != "" {
+		labels[kpi.LabelWorkload] = []string{q.Workload}
+	}
+	var payloads []*models.Payload
+	for p, err := range h.s.Query(ctx, lts.Query{Labels: labels}) {
+		if err != nil {
+			return nil, err
+		}
+		payloads = append(payloads, p)
+	}
+	return plotting.PayloadHistory(h.Source(), payloads).Points(ctx, q)
 }
