@@ -577,6 +577,35 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// precTicks are gonum's default ticks labelled with as many decimals as
+// their spacing needs (gonum's own labels can repeat on a narrow range:
+// 0.9995, 1, 1).
+type precTicks struct{}
+
+func (precTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	var labelled []float64
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled = append(labelled, t.Value)
+		}
+	}
+	step := math.Inf(1)
+	for i := 1; i < len(labelled); i++ {
+		step = math.Min(step, labelled[i]-labelled[i-1])
+	}
+	decimals := 0
+	if step > 0 && !math.IsInf(step, 0) {
+		decimals = max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	}
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', decimals, 64)
+		}
+	}
+	return ticks
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func reversed(xys plotter.XYs) plotter.XYs {

@@ -203,6 +203,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 		a.Tick.Label.Font = font.From(sans, 10.5)
 		a.Color, a.Tick.Color = inkColor, inkColor
 		a.Label.TextStyle.Color, a.Tick.Label.Color = inkColor, inkColor
+		a.Tick.Marker = precTicks{}
 	}
 	p.Legend.TextStyle.Font = font.From(sans, legendFontSize)
 	p.Legend.Top = true

@@ -24,11 +24,29 @@ type comparison struct {
 
 // Headline reads like "numpy vs gonum: 1.46x [1.40, 1.52]".
 func (c comparison) Headline() string {
-	s := fmt.Sprintf("%s vs %s: %.2fx", c.batch, c.baseline, c.ratio.Value)
+	s := fmt.Sprintf("%s vs %s: %sx", c.batch, c.baseline, c.format(c.ratio.Value))
 	if !math.IsNaN(c.ratio.Low) {
-		s += fmt.Sprintf(" [%.2f, %.2f]", c.ratio.Low, c.ratio.High)
+		s += " " + c.interval()
 	}
 	return s
+}
+
+// decimals is the number of decimals that tells the interval's bounds
+// apart: 2 ("1.46x [1.40, 1.52]"), more for a tight interval near 1.
+func (c comparison) decimals() int {
+	d := 2
+	for ; d < 6 && !math.IsNaN(c.ratio.Low); d++ {
+		if fmt.Sprintf("%.*f", d, c.ratio.Low) != fmt.Sprintf("%.*f", d, c.ratio.High) {
+			break
+		}
+	}
+	return d
+}
+
+func (c comparison) format(v float64) string { return fmt.Sprintf("%.*f", c.decimals(), v) }
+
+func (c comparison) interval() string {
+	return "[" + c.format(c.ratio.Low) + ", " + c.format(c.ratio.High) + "]"
 }
 
 // seedOf derives the bootstrap seed from what is compared, so that each
@@ -151,7 +169,7 @@ func comparisonPage(ctx *plotting.Context, title string, figureOnly bool) (*plot
 	for _, c := range cs {
 		interval := plotting.Cell{Text: "–", Class: "muted"}
 		if !math.IsNaN(c.ratio.Low) {
-			interval = plotting.Cell{Text: fmt.Sprintf("[%.2f, %.2f]", c.ratio.Low, c.ratio.High), Num: true}
+			interval = plotting.Cell{Text: c.interval(), Num: true}
 		} else {
 			notes = append(notes, fmt.Sprintf("%s: %s vs %s has too few runs for an interval (%d and %d; 2 each at least).",
 				panelTitle(c.panel), c.batch, c.baseline, c.ratio.NNum, c.ratio.NDen))
@@ -163,7 +181,7 @@ func comparisonPage(ctx *plotting.Context, title string, figureOnly bool) (*plot
 			class = "bad"
 		}
 		t.AddRow(plotting.Text(panelTitle(c.panel)), plotting.Text(c.Headline()), plotting.Text(c.what),
-			plotting.Cell{Text: fmt.Sprintf("%.2fx", c.ratio.Value), Num: true, Class: class}, interval,
+			plotting.Cell{Text: c.format(c.ratio.Value) + "x", Num: true, Class: class}, interval,
 			plotting.Int(c.ratio.NNum), plotting.Int(c.ratio.NDen))
 	}
 	if len(cs) == 1 {
