@@ -105,6 +105,7 @@ func verbs(g *globals) []*cobra.Command {
 		newChangePointsCmd(g),
 		newRunCmd(g),
 		newPICmd(g),
+		newVisualizeCmd(g),
 	}
 }
 
