@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -16,16 +17,21 @@ func ExitCode(name string, data []byte) (int, error) {
 		return 0, &SyntaxError{File: name, Line: 1, Msg: "empty exit code"}
 	}
 	if !utf8.ValidString(s) {
-		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code is not valid UTF-8 text"}
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code is not text (binary content)"}
 	}
 	code, err := strconv.ParseInt(s, 10, 32)
 	if err != nil {
-		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code " + strconv.Quote(truncate(s, 40)) + " is not an integer"}
+		why := "is not an integer"
+		if errors.Is(err, strconv.ErrRange) {
+			why = "is out of range"
+		}
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code " + strconv.Quote(truncate(s, 40)) + " " + why}
 	}
 	return int(code), nil
 }
 
-// UUID decodes a .uuid file: one UUID, surrounding white space allowed.
+// UUID decodes a .uuid file: one UUID, surrounding white space allowed. The
+// canonical lower-case hyphenated form is returned.
 func UUID(name string, data []byte) (string, error) {
 	s := string(bytes.TrimSpace(data))
 	if s == "" {

@@ -42,6 +42,9 @@ type ParseContext struct {
 	deps      []FileStamp
 	warnings  []string
 	limit     int64
+	// uncacheable is set when a read failed in a way the stamps cannot
+	// detect the end of.
+	uncacheable bool
 }
 
 func newParseContext(e *Entry, p Parser) *ParseContext {
@@ -68,18 +71,18 @@ func (c *ParseContext) Warnf(format string, args ...any) {
 // ReadFile reads a file of the test root, whole, up to the artifact size
 // limit. name is relative to the root and may start with "{dirname}/". A
 // missing file returns an error wrapping fs.ErrNotExist; the caller decides
-// whether that deserves a warning. Reading a file the workload did not declare
-// important warns.
+// whether that deserves a warning. Errors name the file relative to the
+// root. Reading a file the workload did not declare important warns.
 func (c *ParseContext) ReadFile(name string) ([]byte, error) {
-	return c.read(name, func(p string) ([]byte, error) { return parsers.ReadLimited(p, c.limit) })
+	return c.read(name, func(p string) ([]byte, fs.FileInfo, error) { return parsers.ReadLimitedStat(p, c.limit) })
 }
 
 // ReadTail reads at most the last n bytes of a file (logs).
 func (c *ParseContext) ReadTail(name string, n int64) ([]byte, error) {
-	return c.read(name, func(p string) ([]byte, error) { return parsers.ReadTail(p, n) })
+	return c.read(name, func(p string) ([]byte, fs.FileInfo, error) { return parsers.ReadTailStat(p, n) })
 }
 
-func (c *ParseContext) read(name string, reader func(string) ([]byte, error)) ([]byte, error) {
+func (c *ParseContext) read(name string, reader func(string) ([]byte, fs.FileInfo, error)) ([]byte, error) {
 	if !c.important[name] {
 		c.Warnf("%s: read but not declared among the workload's important files", name)
 	}
@@ -87,17 +90,23 @@ func (c *ParseContext) read(name string, reader func(string) ([]byte, error)) ([
 	if err != nil {
 		return nil, err
 	}
-	full := filepath.Join(c.root, filepath.FromSlash(rel))
-	st, statErr := os.Stat(full)
-	if statErr != nil {
-		if errors.Is(statErr, fs.ErrNotExist) {
-			c.deps = append(c.deps, FileStamp{Path: rel, Absent: true})
-		}
-		return nil, fmt.Errorf("%s: %w", rel, unwrapPath(statErr))
+	data, st, err := reader(filepath.Join(c.root, filepath.FromSlash(rel)))
+	switch {
+	case st != nil:
+		// The result depends on this file as it was opened (read whole,
+		// too large, or not a regular file): stamp it.
+		c.deps = append(c.deps, FileStamp{Path: rel, Size: st.Size(), ModTime: st.ModTime().UnixNano()})
+	case errors.Is(err, fs.ErrNotExist):
+		c.deps = append(c.deps, FileStamp{Path: rel, Absent: true})
+	default:
+		// Unreadable for a reason no stamp captures (permissions: chmod
+		// does not change the mtime): do not cache a result built without it.
+		c.uncacheable = true
 	}
-	c.deps = append(c.deps, FileStamp{Path: rel, Size: st.Size(), ModTime: st.ModTime().UnixNano()})
-	data, err := reader(full)
 	if err != nil {
+		if st != nil && !errors.Is(err, parsers.ErrTooLarge) && !errors.Is(err, parsers.ErrNotRegular) {
+			c.uncacheable = true // an I/O error while reading
+		}
 		// Name the file relative to the root, not the absolute path.
 		return nil, fmt.Errorf("%s: %w", rel, unwrapPath(err))
 	}

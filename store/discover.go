@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +27,13 @@ type Root struct {
 // Discover finds the test roots under resultsDir, sorted by path. Problems
 // that concern no single root (unreadable directories, symlink loops) are
 // returned as warnings; the walk goes on.
+//
+// A directory is a test root when it holds settings.yaml (or settings.yml,
+// with a warning); the roots below it are ignored. A directory holding a
+// file named skip is excluded with everything below it. Hidden directories
+// (caches, VCS) are not walked. Symlinked directories are followed; a
+// directory reached a second time (a loop, or two links to one place) is
+// walked once and warned about.
 func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 	st, err := os.Stat(resultsDir)
 	if err != nil {
@@ -34,7 +42,7 @@ func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 	if !st.IsDir() {
 		return nil, nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
 	}
-	w := &walker{base: resultsDir, seen: map[fileID]string{}}
+	w := &walker{seen: map[fileID]string{}}
 	w.visit(resultsDir, ".", nil, st)
 	sort.Slice(w.roots, func(i, j int) bool { return w.roots[i].Path < w.roots[j].Path })
 	return w.roots, w.warnings, nil
@@ -51,7 +59,6 @@ func idOf(st os.FileInfo) (fileID, bool) {
 }
 
 type walker struct {
-	base     string
 	seen     map[fileID]string // directories already walked -> their path
 	roots    []Root
 	warnings []string
@@ -61,25 +68,32 @@ func (w *walker) warnf(format string, args ...any) {
 	w.warnings = append(w.warnings, fmt.Sprintf(format, args...))
 }
 
+// fileLike tells whether a directory entry may be read as a settings file:
+// a regular file, or a symlink (resolved, and checked, when read).
+func fileLike(e fs.DirEntry) bool {
+	return e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0
+}
+
 func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 	if id, ok := idOf(st); ok {
 		if prev, dup := w.seen[id]; dup {
-			w.warnf("%s: same directory as %s (symlink loop or alias), skipped", rel, prev)
+			w.warnf("%s: same directory as %s (symlink loop or second link), skipped", rel, prev)
 			return
 		}
 		w.seen[id] = rel
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		w.warnf("%s: cannot read directory: %v", rel, err)
+		w.warnf("%s: cannot read directory: %v", rel, unwrapPath(err))
 		return
 	}
 	var settingsYAML, settingsYML bool
-	var own []string // settings.*.yaml of this directory, sorted
+	var own []string // settings.*.yaml of this directory, in name order (ReadDir sorts)
 	for _, e := range entries {
 		switch name := e.Name(); {
 		case name == "skip":
 			return
+		case !fileLike(e):
 		case name == "settings.yaml":
 			settingsYAML = true
 		case name == "settings.yml":
@@ -88,20 +102,21 @@ func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 			own = append(own, filepath.Join(dir, name))
 		}
 	}
-	files := append(append([]string{}, inherited...), own...)
+	files := inherited
+	if len(own) > 0 {
+		files = append(append(make([]string, 0, len(inherited)+len(own)+1), inherited...), own...)
+	}
 	if settingsYAML || settingsYML {
 		r := Root{Dir: dir, Path: rel}
+		name := "settings.yaml"
 		switch {
-		case settingsYAML:
-			files = append(files, filepath.Join(dir, "settings.yaml"))
-			if settingsYML {
-				r.Warnings = append(r.Warnings, "settings.yml ignored: settings.yaml is present")
-			}
-		default:
-			files = append(files, filepath.Join(dir, "settings.yml"))
+		case settingsYAML && settingsYML:
+			r.Warnings = append(r.Warnings, "settings.yml: ignored, settings.yaml is present")
+		case settingsYML:
+			name = "settings.yml"
 			r.Warnings = append(r.Warnings, "settings.yml: accepted, but settings.yaml is the expected name")
 		}
-		r.SettingsFiles = files
+		r.SettingsFiles = append(append(make([]string, 0, len(files)+1), files...), filepath.Join(dir, name))
 		w.roots = append(w.roots, r)
 		return // roots nested in a root are ignored
 	}
@@ -110,20 +125,21 @@ func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 		if strings.HasPrefix(name, ".") {
 			continue // caches and VCS directories
 		}
+		isLink := e.Type()&fs.ModeSymlink != 0
+		if !isLink && !e.IsDir() {
+			continue
+		}
 		child := filepath.Join(dir, name)
 		childRel := name
 		if rel != "." {
 			childRel = rel + "/" + name
 		}
-		if e.Type()&os.ModeSymlink == 0 && !e.IsDir() {
-			continue
-		}
 		cst, err := os.Stat(child) // follows symlinks
 		if err != nil {
-			if e.Type()&os.ModeSymlink != 0 {
-				w.warnf("%s: broken symlink: %v", childRel, err)
+			if isLink {
+				w.warnf("%s: broken symlink: %v", childRel, unwrapPath(err))
 			} else {
-				w.warnf("%s: %v", childRel, err)
+				w.warnf("%s: %v", childRel, unwrapPath(err))
 			}
 			continue
 		}

@@ -5,15 +5,18 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/seshat-bench/seshat/parsers"
 )
 
 // Filters select entries by setting values: every key must match one of its
 // values. The zero value selects everything.
 type Filters map[string][]any
 
-// ParseFilters reads the --filters syntax "k=v1:v2,k2=v". Values are decoded
-// as YAML scalars, so matrix_size=512 matches the integer 512.
+// ParseFilters reads the --filters syntax "k=v1:v2,k2=v": an entry matches
+// when, for every key, its setting equals one of the values. Values are
+// decoded as YAML scalars, as settings files are, so matrix_size=512 matches
+// the integer 512 (and 512.0), and "abc" the string. Values cannot hold ','
+// or ':'. A key given twice adds values to the key.
 func ParseFilters(s string) (Filters, error) {
 	f := Filters{}
 	s = strings.TrimSpace(s)
@@ -23,24 +26,18 @@ func ParseFilters(s string) (Filters, error) {
 	for _, part := range strings.Split(s, ",") {
 		k, vals, ok := strings.Cut(part, "=")
 		k = strings.TrimSpace(k)
-		if !ok || k == "" {
+		switch {
+		case strings.TrimSpace(part) == "":
+			return nil, fmt.Errorf("empty filter in %q (stray comma?)", s)
+		case !ok:
 			return nil, fmt.Errorf("filter %q: want key=value[:value...]", part)
+		case k == "":
+			return nil, fmt.Errorf("filter %q: empty key", part)
+		case strings.Contains(vals, "="):
+			return nil, fmt.Errorf("filter %q: more than one '=' (separate filters with ',')", part)
 		}
 		for _, raw := range strings.Split(vals, ":") {
-			var v any
-			if err := yaml.Unmarshal([]byte(raw), &v); err != nil {
-				v = raw // not a YAML scalar: compare as text
-			}
-			if _, isScalar := v.([]any); isScalar {
-				v = raw
-			}
-			if _, isMap := v.(map[string]any); isMap {
-				v = raw
-			}
-			if v == nil && raw != "null" && raw != "~" {
-				v = raw
-			}
-			f[k] = append(f[k], v)
+			f[k] = append(f[k], parsers.ScalarValue(strings.TrimSpace(raw)))
 		}
 	}
 	return f, nil
@@ -78,7 +75,11 @@ func (f Filters) String() string {
 	for i, k := range keys {
 		vs := make([]string, len(f[k]))
 		for j, v := range f[k] {
-			vs[j] = fmt.Sprint(v)
+			if v == nil {
+				vs[j] = "null"
+			} else {
+				vs[j] = fmt.Sprint(v)
+			}
 		}
 		parts[i] = k + "=" + strings.Join(vs, ":")
 	}

@@ -26,7 +26,8 @@ type Options struct {
 	NoCache bool
 	// BaseURL is handed to ParseAlways (where the results are published).
 	BaseURL string
-	// Lookup finds a workload's parser by name.
+	// Lookup finds a workload's parser by name. When nil, entries are
+	// discovered, filtered and checked for completion but not parsed.
 	Lookup func(name string) (Parser, bool)
 	// Workers bounds parallel parsing; 0 means GOMAXPROCS.
 	Workers int
@@ -49,10 +50,10 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		}
 		return nil, err
 	}
-	for _, w := range warnings {
-		log.Warn(w)
-	}
 	if len(roots) == 0 {
+		for _, w := range warnings {
+			log.Warn(w)
+		}
 		return nil, exitcode.Errorf(exitcode.NoData, "no test roots (directories with settings.yaml) under %s", opts.ResultsDir)
 	}
 	workers := opts.Workers
@@ -89,7 +90,7 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		if e == nil {
 			continue // filtered out
 		}
-		if e.Workload != "" && !l.known(e.Workload) {
+		if e.Workload != "" && opts.Lookup != nil && !l.known(e.Workload) {
 			unknown = append(unknown, fmt.Sprintf("%s (in %s)", e.Workload, e.Path))
 			continue
 		}
@@ -97,6 +98,9 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	}
 	if len(unknown) > 0 {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "unknown workload %s", unknown[0])
+	}
+	for _, w := range warnings {
+		log.Warn(w)
 	}
 	if len(selected) == 0 {
 		return nil, exitcode.Errorf(exitcode.NoData, "no entries under %s match the filters %s", opts.ResultsDir, opts.Filters)
@@ -106,9 +110,10 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	for _, w := range dupWarnings {
 		log.Warn(w)
 	}
+	m.Warnings = append(warnings, dupWarnings...)
 	for _, e := range m.Entries {
 		for _, w := range e.Warnings {
-			log.Warn(w, "entry", e.Path)
+			log.Warn(e.Path + ": " + w)
 		}
 	}
 	return m, nil
@@ -125,9 +130,6 @@ type settingsResult struct {
 }
 
 func (l *loader) known(name string) bool {
-	if l.opts.Lookup == nil {
-		return false
-	}
 	_, ok := l.opts.Lookup(name)
 	return ok
 }
@@ -140,12 +142,24 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 		if p := recover(); p != nil {
 			e.Results = nil
 			e.State = StateFailed
-			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error while parsing: %v", p))
+			e.Warnings = append(e.Warnings, fmt.Sprintf("internal error in the %s parser: %v", e.Workload, p))
 		}
 	}()
+	// The cache is read first: besides the parse-once result it remembers
+	// the root's own settings file and exit_code with their stamps, which
+	// saves reading and decoding both on a cached parse.
+	rc := &rootCache{}
+	if !l.opts.NoCache {
+		rc = readCache(r.Dir)
+	}
 	settingsOK := true
-	for _, f := range r.SettingsFiles {
-		s := l.readSettings(f)
+	for i, f := range r.SettingsFiles {
+		var s settingsResult
+		if i == len(r.SettingsFiles)-1 {
+			s = l.readOwnSettings(f, rc)
+		} else {
+			s = l.readSettings(f)
+		}
 		if s.err != nil {
 			e.Warnings = append(e.Warnings, s.err.Error())
 			settingsOK = false
@@ -158,8 +172,10 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	if !l.opts.Filters.Match(e.Settings) {
 		return nil
 	}
+	e.identity = e.Settings.Identity()
 	if !settingsOK {
 		e.State = StateFailed
+		e.settingsBroken = true
 		return e
 	}
 	e.Workload = l.opts.Workload
@@ -172,7 +188,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 		}
 		e.Workload = name
 	}
-	code, present, err := readExitCode(r.Dir)
+	code, present, err := l.readExitCode(r.Dir, rc)
 	switch {
 	case err != nil:
 		e.State = StateFailed
@@ -194,7 +210,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
-	l.parse(e, p)
+	l.parse(e, p, rc)
 	return e
 }
 
@@ -222,8 +238,15 @@ func (l *loader) relName(path string) string {
 	return path
 }
 
-func readExitCode(dir string) (code int, present bool, err error) {
-	data, err := parsers.ReadLimited(filepath.Join(dir, "exit_code"), 4096)
+// readExitCode reads a root's exit_code, or takes it from the cache when the
+// file's stamp is unchanged.
+func (l *loader) readExitCode(dir string, rc *rootCache) (code int, present bool, err error) {
+	path := filepath.Join(dir, "exit_code")
+	if rc.header.ExitCodeFile != nil && stampHolds(path, *rc.header.ExitCodeFile) {
+		rc.exitCodeStamp = rc.header.ExitCodeFile
+		return rc.header.ExitCode, true, nil
+	}
+	data, st, err := parsers.ReadLimitedStat(path, 4096)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, false, nil
@@ -234,16 +257,40 @@ func readExitCode(dir string) (code int, present bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
+	rc.exitCodeStamp = stampOf("exit_code", st)
 	return code, true, nil
+}
+
+// readOwnSettings reads the root's own settings file (never shared with
+// another root, so not kept in settingsCache), or takes its values from the
+// cache when its stamp is unchanged.
+func (l *loader) readOwnSettings(path string, rc *rootCache) settingsResult {
+	if rc.header.SettingsFile != nil && stampHolds(path, *rc.header.SettingsFile) {
+		rc.settingsStamp, rc.settingsValues = rc.header.SettingsFile, rc.header.SettingsValues
+		return settingsResult{values: normalizeDecoded(rc.header.SettingsValues).(map[string]any)}
+	}
+	name := l.relName(path)
+	var res settingsResult
+	data, st, err := parsers.ReadLimitedStat(path, 1<<20)
+	if err != nil {
+		res.err = fmt.Errorf("%s: %w", name, unwrapPath(err))
+		return res
+	}
+	res.values, res.err = parsers.Settings(name, data)
+	if res.err == nil {
+		rc.settingsStamp, rc.settingsValues = stampOf(filepath.Base(path), st), res.values
+	}
+	return res
 }
 
 // parse fills e.Results: from the cache when valid, else by ParseOnce (and
 // the cache is rewritten); then ParseAlways.
-func (l *loader) parse(e *Entry, p Parser) {
+func (l *loader) parse(e *Entry, p Parser, rc *rootCache) {
 	var result any
 	cached := false
+	key := newCacheKey(p, e)
 	if !l.opts.NoCache {
-		res, warnings, ok, warning := loadCache(e.Dir, p)
+		res, warnings, ok, warning := rc.result(e.Dir, p, key)
 		if warning != "" {
 			e.Warnings = append(e.Warnings, warning)
 		}
@@ -262,7 +309,10 @@ func (l *loader) parse(e *Entry, p Parser) {
 			return
 		}
 		result = res
-		if err := saveCache(e.Dir, p, pc.deps, pc.warnings, res); err != nil {
+		if pc.uncacheable {
+			removeCache(e.Dir) // an older cache must not outlive this parse
+		} else if err := rc.save(e.Dir, key, pc.deps, pc.warnings, res); err != nil {
+			// A read-only results tree still parses, every time.
 			l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
 		}
 	}

@@ -41,6 +41,11 @@ type Entry struct {
 	Results  any      `json:"results"`
 	Warnings []string `json:"warnings"`
 	State    State    `json:"-"`
+
+	identity string // Settings.Identity(), computed once
+	// settingsBroken: a settings file could not be read, so Settings are
+	// partial and say nothing about being a duplicate.
+	settingsBroken bool
 }
 
 // Matrix is the parsed results directory.
@@ -51,6 +56,9 @@ type Matrix struct {
 	// Variables maps each non-`@` setting with more than one value to its
 	// sorted values.
 	Variables map[string][]any
+	// Warnings concern no single entry: unreadable directories, symlink
+	// loops, dropped duplicates. They are also logged.
+	Warnings []string
 }
 
 // Stats counts entries by state.
@@ -72,12 +80,17 @@ func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
 	seen := make(map[string]string, len(entries))
 	values := map[string]map[string]any{}
 	for _, e := range entries {
-		id := e.Settings.Identity()
-		if first, dup := seen[id]; dup {
-			warnings = append(warnings, fmt.Sprintf("%s: same settings as %s, dropped as a duplicate", e.Path, first))
-			continue
+		if !e.settingsBroken {
+			id := e.identity
+			if id == "" {
+				id = e.Settings.Identity()
+			}
+			if first, dup := seen[id]; dup {
+				warnings = append(warnings, fmt.Sprintf("%s: same settings as %s, dropped as a duplicate", e.Path, first))
+				continue
+			}
+			seen[id] = e.Path
 		}
-		seen[id] = e.Path
 		m.Entries = append(m.Entries, e)
 		for k, v := range e.Settings {
 			if IsMeta(k) {

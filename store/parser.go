@@ -1,7 +1,5 @@
 package store
 
-import "encoding/json"
-
 // Parser is what the store needs from a workload to parse one test root.
 // Workloads implement it (see package workloads); the store owns caching,
 // parallelism and ordering.
@@ -18,12 +16,16 @@ type Parser interface {
 	// ImportantFiles lists the files ParseOnce may read, relative to the test
 	// root, possibly starting with "{dirname}/". Reading any other file warns.
 	ImportantFiles() []string
-	// ParseOnce reads and decodes artifacts through ctx. Its result must
-	// round-trip through encoding/json (it is cached). Missing or broken files
-	// are warnings (ctx.Warnf), not errors; an error marks the entry failed.
+	// ParseOnce reads and decodes artifacts through ctx. Its result is a
+	// pointer to a struct that the cache stores in CBOR (honouring `json`
+	// struct tags) and reads back into NewResult(): it must round-trip, so
+	// keep to JSON-like values (numbers, strings, bools, times, slices, maps
+	// keyed by strings). Missing or broken files are warnings (ctx.Warnf),
+	// not errors; an error marks the entry failed.
 	ParseOnce(ctx *ParseContext) (any, error)
-	// DecodeCached decodes a result that ParseOnce returned and the cache stored.
-	DecodeCached(raw json.RawMessage) (any, error)
+	// NewResult returns a pointer to a zero result, of the type ParseOnce
+	// returns, for the cache to decode into.
+	NewResult() any
 	// ParseAlways completes a (possibly cached) result with what depends on
 	// where and when the parse runs. It runs on every parse.
 	ParseAlways(ctx *AlwaysContext, result any) error

@@ -88,7 +88,8 @@ func toFloat(v any) (float64, bool) {
 func EqualValues(a, b any) bool { return CanonicalValue(a) == CanonicalValue(b) }
 
 // SortValues orders decoded values: numbers by value first, then the rest by
-// their text. Used for the matrix variables and anything a user reads.
+// their text, ties broken by type, so the order never depends on the input
+// order. Used for the matrix variables and anything a user reads.
 func SortValues(vs []any) {
 	sort.SliceStable(vs, func(i, j int) bool { return lessValue(vs[i], vs[j]) })
 }
@@ -97,10 +98,15 @@ func lessValue(a, b any) bool {
 	fa, aNum := toFloat(a)
 	fb, bNum := toFloat(b)
 	switch {
-	case aNum && bNum:
+	case aNum && bNum && fa != fb && !math.IsNaN(fa) && !math.IsNaN(fb):
 		return fa < fb
+	case aNum && bNum && math.IsNaN(fa) != math.IsNaN(fb):
+		return !math.IsNaN(fa) // NaN last among numbers
 	case aNum != bNum:
 		return aNum
 	}
-	return fmt.Sprint(a) < fmt.Sprint(b)
+	if ta, tb := fmt.Sprint(a), fmt.Sprint(b); ta != tb {
+		return ta < tb
+	}
+	return CanonicalValue(a) < CanonicalValue(b)
 }

@@ -107,12 +107,12 @@ func TestParseGolden(t *testing.T) {
 		t.Errorf("cold parse stats: %q", line)
 	}
 	for _, w := range []string{
-		"pi.json:37: unexpected content after the JSON document entry=matmul_sizes/004__matrix_size=1024",
-		"hwinfo.json:59: truncated JSON document entry=matmul_sizes/005__matrix_size=2048",
-		"exit_code:1: empty exit code entry=matmul_sizes/001__matrix_size=128",
-		"exit_code: missing, the run did not finish; not parsed entry=matmul_batches/006__backend=numpy__repeat=2",
-		"pi.json: missing (the run exited with code 1) entry=matmul_sizes/007__matrix_size=8192",
-		"settings.yml: accepted, but settings.yaml is the expected name entry=imported_runs/001__dtype=float64",
+		"matmul_sizes/004__matrix_size=1024: pi.json:37: unexpected content after the JSON document",
+		"matmul_sizes/005__matrix_size=2048: hwinfo.json:59: truncated JSON document",
+		"matmul_sizes/001__matrix_size=128: exit_code:1: empty exit code",
+		"matmul_batches/006__backend=numpy__repeat=2: exit_code: missing, the run did not finish; not parsed",
+		"matmul_sizes/007__matrix_size=8192: pi.json: missing (the run exited with code 1)",
+		"imported_runs/001__dtype=float64: settings.yml: accepted, but settings.yaml is the expected name",
 	} {
 		if !strings.Contains(cold.stderr, "seshat: warning: "+w+"\n") {
 			t.Errorf("stderr lacks warning %q:\n%s", w, cold.stderr)

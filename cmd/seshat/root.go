@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +50,49 @@ func newRootCmd(p *process) *cobra.Command {
 		return exitcode.With(exitcode.InvalidInput, err)
 	})
 	root.AddCommand(verbs(g)...)
+	// Streams first: the completion command captures its writer when built.
+	root.SetIn(p.stdin)
+	root.SetOut(p.stdout)
+	root.SetErr(p.stderr)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			strictParent(c)
+		}
+	}
 	return root
+}
+
+// strictParent makes a command that only groups subcommands refuse a
+// missing or unknown one with InvalidInput: cobra would print the help and
+// exit 0, hiding a typo (`seshat completion bsh`) from a script.
+func strictParent(c *cobra.Command) {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		var names []string
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		if len(args) == 0 {
+			return exitcode.Errorf(exitcode.InvalidInput, "%s: name one of: %s", cmd.CommandPath(), strings.Join(names, ", "))
+		}
+		return exitcode.Errorf(exitcode.InvalidInput, "%s: unknown command %q (want one of: %s)", cmd.CommandPath(), args[0], strings.Join(names, ", "))
+	}
+}
+
+// needsConfig tells whether a command reads seshat.yaml. Printing the
+// version or a completion script must work anywhere, even beside a broken
+// config file (shells run completion at every start).
+func needsConfig(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "version", "completion", "help", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+			return false
+		}
+	}
+	return true
 }
 
 // verbs lists every subcommand; each lives in a file of its own.
@@ -75,9 +118,12 @@ func (g *globals) setup(cmd *cobra.Command) error {
 			path = config.DefaultFile
 		}
 	}
-	cfg, err := config.Load(path, explicit)
-	if err != nil {
-		return err
+	var cfg *config.Loaded
+	if needsConfig(cmd) || explicit {
+		var err error
+		if cfg, err = config.Load(path, explicit); err != nil {
+			return err
+		}
 	}
 	g.cfg = cfg
 	if err := config.Apply(cmd, g.p.getenv, cfg); err != nil {
@@ -90,7 +136,7 @@ func (g *globals) setup(cmd *cobra.Command) error {
 // noArgs refuses positional arguments with an InvalidInput error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return exitcode.Errorf(exitcode.InvalidInput, "%s: unexpected argument %q", cmd.CommandPath(), args[0])
+		return exitcode.Errorf(exitcode.InvalidInput, "unexpected argument %q for %q", args[0], cmd.CommandPath())
 	}
 	return nil
 }
@@ -113,9 +159,6 @@ func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 func execute(p *process) int {
 	root := newRootCmd(p)
 	root.SetArgs(p.args)
-	root.SetIn(p.stdin)
-	root.SetOut(p.stdout)
-	root.SetErr(p.stderr)
 	err := root.ExecuteContext(p.ctx)
 	if err == nil {
 		return int(exitcode.Success)

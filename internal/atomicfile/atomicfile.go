@@ -1,6 +1,3 @@
-// Package atomicfile writes files so that a reader sees either the old content
-// or the whole new content, never a half-written file: data goes to a temporary
-// file in the same directory, is synced, then renamed over the target.
 package atomicfile
 
 import (
@@ -10,72 +7,62 @@ import (
 	"path/filepath"
 )
 
-// WriteFile writes data to path atomically with the given permissions.
+// WriteFile writes data to path atomically with the given permissions, and
+// syncs it before the rename so that a crash leaves the old or the new
+// content.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	return Write(path, perm, func(w io.Writer) error {
+	return write(path, perm, true, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-// Write calls fill with a writer on a temporary file beside path and renames it
-// over path when fill succeeds. On any error the temporary file is removed and
-// path is left as it was.
-func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = fill(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// Write calls fill with a writer on a temporary file beside path and renames
+// it over path when fill succeeds; the file is synced first.
+func Write(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	return write(path, perm, true, fill)
 }
 
 // WriteFileNoSync is WriteFile without the fsync: the rename is still atomic
-// for readers, but the content may be lost on a crash. For caches.
-func WriteFileNoSync(path string, data []byte, perm os.FileMode) (err error) {
+// for readers, but the content may be lost on a crash. For caches, where a
+// lost file costs a recomputation and a sync per file would dominate.
+func WriteFileNoSync(path string, data []byte, perm os.FileMode) error {
+	return write(path, perm, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	done := false
 	defer func() {
-		if err != nil {
+		if !done { // an error or a panic in fill
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	if err := fill(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Chmod(perm); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Close(); err != nil {
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	done = true
 	return nil
 }
 

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/parsers"
 )
 
 // DefaultFile is read when --config is not given and the file exists.
@@ -92,22 +94,28 @@ type Regression struct {
 	MinMagnitude      *float64 `yaml:"min_magnitude"`
 }
 
-// Loaded is a decoded config file with its generic form, used to look up the
-// value behind a flag's key.
+// Loaded is a decoded config file with its YAML tree, used to look up the
+// value (and line) behind a flag's key.
 type Loaded struct {
 	Path string
 	File File
-	tree map[string]any
+	root *yaml.Node // the document's mapping; nil for an empty file
 }
 
 // Load reads a config file. When explicit is false and the file does not
 // exist, Load returns an empty config. Every error is InvalidInput except an
 // unreadable file (Failure).
 func Load(path string, explicit bool) (*Loaded, error) {
-	data, err := os.ReadFile(path)
+	// A config file is small; a limit keeps a wrong --config (a log, a
+	// device) from being read whole.
+	data, err := parsers.ReadLimited(path, 4<<20)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return &Loaded{}, nil
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.Errorf(exitcode.InvalidInput, "config file %s: %w", path, err)
@@ -117,37 +125,127 @@ func Load(path string, explicit bool) (*Loaded, error) {
 	return Parse(path, data)
 }
 
-// Parse decodes config file content; path is used in messages.
+// Parse decodes config file content; path is used in messages, which name
+// the line and the dotted key ("seshat.yaml:3: unknown key parse.filterz").
 func Parse(path string, data []byte) (*Loaded, error) {
 	l := &Loaded{Path: path}
-	if len(bytes.TrimSpace(data)) == 0 {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, fileError(path, data, nil, err))
+	}
+	if len(doc.Content) == 0 {
+		return l, nil // empty, or comments only
+	}
+	l.root = doc.Content[0]
+	if l.root.Kind == yaml.ScalarNode && l.root.ShortTag() == "!!null" {
+		l.root = nil
 		return l, nil
+	}
+	if l.root.Kind != yaml.MappingNode {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "config file %s:%d: want a mapping of sections, found %s",
+			path, l.root.Line, kindName(l.root))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&l.File); err != nil {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "config file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if err := yaml.Unmarshal(data, &l.tree); err != nil {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "config file %s: %w", path, err)
+		return nil, exitcode.With(exitcode.InvalidInput, fileError(path, data, l.root, err))
 	}
 	return l, nil
 }
 
-// lookup returns the value at a dotted key such as "lts.opensearch.url".
-func (l *Loaded) lookup(key string) (any, bool) {
-	var cur any = l.tree
-	for _, part := range strings.Split(key, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
+var (
+	yamlLineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+	notFound    = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	intoSection = regexp.MustCompile(`^cannot unmarshal (.*) into config\.\w+$`)
+)
+
+// fileError rewrites a yaml.v3 error as "path:line: message" lines, naming
+// unknown keys by their dotted path instead of the Go type they miss in.
+func fileError(path string, data []byte, root *yaml.Node, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return fmt.Errorf("config file %w", parsers.YAMLError(path, data, err))
+	}
+	lines := make([]string, 0, len(te.Errors))
+	for _, e := range te.Errors {
+		m := yamlLineMsg.FindStringSubmatch(e)
+		if m == nil {
+			lines = append(lines, fmt.Sprintf("config file %s: %s", path, e))
+			continue
 		}
-		cur, ok = m[part]
-		if !ok {
-			return nil, false
+		line, _ := strconv.Atoi(m[1])
+		msg := m[2]
+		if nf := notFound.FindStringSubmatch(msg); nf != nil {
+			key := keyPath(root, line, nf[1])
+			if key == "" {
+				key = nf[1]
+			}
+			msg = "unknown key " + key
+		} else {
+			if sm := intoSection.FindStringSubmatch(msg); sm != nil {
+				msg = "want a section (a mapping), found " + sm[1]
+			}
+			if key := keyPath(root, line, ""); key != "" {
+				msg = "key " + key + ": " + msg
+			}
+		}
+		lines = append(lines, fmt.Sprintf("config file %s:%d: %s", path, line, msg))
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// keyPath returns the dotted path of the key on line (named name, when not
+// empty) in the mappings under n, or "".
+func keyPath(n *yaml.Node, line int, name string) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Line == line && (name == "" || k.Value == name) {
+			return k.Value
+		}
+		if sub := keyPath(v, line, name); sub != "" {
+			return k.Value + "." + sub
 		}
 	}
-	return cur, cur != nil
+	return ""
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return "a single value"
+	default:
+		return "something else"
+	}
+}
+
+// lookup returns the node at a dotted key such as "lts.opensearch.url";
+// nil when absent or null.
+func (l *Loaded) lookup(key string) *yaml.Node {
+	cur := l.root
+	for _, part := range strings.Split(key, ".") {
+		if cur == nil || cur.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(cur.Content); i += 2 {
+			if cur.Content[i].Value == part {
+				next = cur.Content[i+1]
+			}
+		}
+		cur = next
+	}
+	for cur != nil && cur.Kind == yaml.AliasNode {
+		cur = cur.Alias
+	}
+	if cur == nil || (cur.Kind == yaml.ScalarNode && cur.ShortTag() == "!!null") {
+		return nil
+	}
+	return cur
 }
 
 const keyAnnotation = "seshat_config_key"
@@ -167,30 +265,20 @@ func EnvName(flag string) string {
 
 // Apply fills every flag of cmd the user did not set on the command line,
 // first from the environment, else from the config file. This is the one
-// place the precedence file < env < flags is decided.
+// place the precedence file < env < flags is decided. An empty environment
+// variable counts as unset. Bad values are InvalidInput errors naming the
+// variable, or the config file, line and key.
 func Apply(cmd *cobra.Command, getenv func(string) (string, bool), cfg *Loaded) error {
 	var errs []error
-	set := func(f *pflag.Flag, value, source string) {
-		if err := f.Value.Set(value); err != nil {
-			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", source, value, f.Name, err))
-			return
-		}
-		f.Changed = true
-	}
 	visit := func(f *pflag.Flag) {
 		if f.Changed || f.Name == "help" {
 			return
 		}
 		env := EnvName(f.Name)
-		if v, ok := getenv(env); ok {
-			if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
-				if err := sv.Replace(splitList(v)); err != nil {
-					errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", env, v, f.Name, err))
-				}
-				f.Changed = true
-				return
+		if v, ok := getenv(env); ok && v != "" {
+			if err := setFlag(f, v, splitList(v)); err != nil {
+				errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", env, v, f.Name, err))
 			}
-			set(f, v, env)
 			return
 		}
 		if cfg == nil {
@@ -200,36 +288,54 @@ func Apply(cmd *cobra.Command, getenv func(string) (string, bool), cfg *Loaded) 
 		if len(keys) == 0 {
 			return
 		}
-		v, ok := cfg.lookup(keys[0])
-		if !ok {
+		n := cfg.lookup(keys[0])
+		if n == nil {
 			return
 		}
-		source := fmt.Sprintf("config file %s: key %s", cfg.Path, keys[0])
-		if list, isList := v.([]any); isList {
-			sv, isSlice := f.Value.(pflag.SliceValue)
-			if !isSlice {
+		source := fmt.Sprintf("config file %s:%d: key %s", cfg.Path, n.Line, keys[0])
+		var value string
+		var list []string
+		switch n.Kind {
+		case yaml.ScalarNode:
+			value, list = n.Value, splitList(n.Value)
+		case yaml.SequenceNode:
+			if _, isSlice := f.Value.(pflag.SliceValue); !isSlice {
 				errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: a list is not valid here", source))
 				return
 			}
-			strs := make([]string, len(list))
-			for i, x := range list {
-				strs[i] = fmt.Sprint(x)
+			for _, item := range n.Content {
+				if item.Kind != yaml.ScalarNode {
+					errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: list items must be single values", source))
+					return
+				}
+				list = append(list, item.Value)
 			}
-			if err := sv.Replace(strs); err != nil {
-				errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: %v", source, err))
-			}
-			f.Changed = true
-			return
-		}
-		if _, isMap := v.(map[string]any); isMap {
+		default:
 			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: a mapping is not valid here", source))
 			return
 		}
-		set(f, fmt.Sprint(v), source)
+		if err := setFlag(f, value, list); err != nil {
+			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", source, n.Value, f.Name, err))
+		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
 	return errors.Join(errs...)
+}
+
+// setFlag sets a flag as if given on the command line: slices take list,
+// the others value. It marks the flag changed, so later sources skip it.
+func setFlag(f *pflag.Flag, value string, list []string) error {
+	var err error
+	if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
+		err = sv.Replace(list)
+	} else {
+		err = f.Value.Set(value)
+	}
+	if err == nil {
+		f.Changed = true
+	}
+	return err
 }
 
 func splitList(v string) []string {

@@ -1,6 +1,3 @@
-// Package exitcode defines the process exit statuses of seshat, once, and
-// lets library code attach one to an error. The command maps the error back to
-// a status at the top with Of.
 package exitcode
 
 import (

@@ -36,7 +36,7 @@ func buildPayloads(env Env, m *store.Matrix) []lts.Record {
 	records := lts.BuildAll(m, ltsLookup, lts.Options{BaseURL: env.env("SESHAT_RESULTS_BASE_URL")})
 	for _, r := range records {
 		for _, w := range r.Warnings {
-			env.logger().Warn(w, "entry", r.Path)
+			env.logger().Warn(r.Path + ": " + w)
 		}
 	}
 	return records

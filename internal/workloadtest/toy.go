@@ -78,10 +78,7 @@ func (Toy) ParseOnce(ctx *store.ParseContext) (any, error) {
 	return r, nil
 }
 
-func (Toy) DecodeCached(raw json.RawMessage) (any, error) {
-	r := &Run{}
-	return r, json.Unmarshal(raw, r)
-}
+func (Toy) NewResult() any { return &Run{} }
 
 // KPIs implements workloads.KPIProvider.
 func (Toy) KPIs() *kpi.Catalog { return catalog }

@@ -245,7 +245,7 @@ func TestDecodeCachedRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.Path, err)
 		}
-		back, err := (Workload{}).DecodeCached(raw)
+		back, err := store.CacheRoundTrip(Workload{}, &r)
 		if err != nil {
 			t.Fatalf("%s: %v", e.Path, err)
 		}

@@ -1,9 +1,6 @@
 package pi
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -55,12 +52,5 @@ type Results struct {
 	URLs map[string]string `json:"urls,omitempty"`
 }
 
-// DecodeCached implements store.Parser: it reads back a *Results that
-// ParseOnce returned and the cache stored as JSON.
-func (Workload) DecodeCached(raw json.RawMessage) (any, error) {
-	var r Results
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("pi results: %w", err)
-	}
-	return &r, nil
-}
+// NewResult implements store.Parser: the cache decodes into it.
+func (Workload) NewResult() any { return &Results{} }

@@ -1,0 +1,120 @@
+package parsers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// addSeeds seeds f with the files of testdata/seeds/<kind> and with every
+// file named like one of names in the shared results tree (../testdata), so
+// the fuzzers start from what real run directories hold.
+func addSeeds(f *testing.F, kind string, names ...string) {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", "seeds", kind, "*"))
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	_ = filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && want[d.Name()] {
+			files = append(files, p)
+		}
+		return nil
+	})
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+func checkSyntaxError(t *testing.T, err error, data []byte) {
+	t.Helper()
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v (%T) is not a *SyntaxError", err, err)
+	}
+	if se.File == "" || se.Msg == "" {
+		t.Fatalf("error %q lacks a file or a message", err)
+	}
+	// An upper bound of the lines as YAML counts them (CR, NEL, LS, PS break
+	// lines too).
+	lines := 1
+	for _, sep := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		lines += bytes.Count(data, []byte(sep))
+	}
+	if se.Line > lines {
+		t.Fatalf("error %q: line %d past the end", err, se.Line)
+	}
+}
+
+func FuzzSettings(f *testing.F) {
+	addSeeds(f, "settings", "settings.yaml", "settings.yml", "config.yaml")
+	f.Add([]byte("a: &x 1\nb: *x\n"))
+	f.Add([]byte("? !!binary aGk=\n: 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Settings("settings.yaml", data)
+		if err != nil {
+			checkSyntaxError(t, err, data)
+			return
+		}
+		// Settings end up in the JSON matrix and the parse cache.
+		if _, err := json.Marshal(s); err != nil {
+			t.Fatalf("settings %#v do not encode as JSON: %v", s, err)
+		}
+	})
+}
+
+func FuzzExitCode(f *testing.F) {
+	addSeeds(f, "exit_code", "exit_code")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		code, err := ExitCode("exit_code", data)
+		if err != nil {
+			checkSyntaxError(t, err, data)
+			return
+		}
+		again, err := ExitCode("exit_code", []byte(strconv.Itoa(code)))
+		if err != nil || again != code {
+			t.Fatalf("%d does not round-trip: %d, %v", code, again, err)
+		}
+	})
+}
+
+func FuzzUUID(f *testing.F) {
+	addSeeds(f, "uuid", ".uuid")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, err := UUID(".uuid", data)
+		if err != nil {
+			checkSyntaxError(t, err, data)
+			return
+		}
+		again, err := UUID(".uuid", []byte(u))
+		if err != nil || again != u {
+			t.Fatalf("%q is not canonical: %q, %v", u, again, err)
+		}
+	})
+}
+
+func FuzzJSON(f *testing.F) {
+	addSeeds(f, "json", "pi.json", "hwinfo.json", "usage.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var typed piDoc
+		if err := JSON("pi.json", data, &typed); err != nil {
+			checkSyntaxError(t, err, data)
+		}
+		var generic any
+		if err := JSON("pi.json", data, &generic); err != nil {
+			checkSyntaxError(t, err, data)
+		} else if !json.Valid(bytes.TrimSpace(data)) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+	})
+}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var benchRuns = flag.Int("bench-runs", 2000, "runs in the tree BenchmarkLoad parses")
+
+// benchTree writes n complete runs in experiments of 100, settings split
+// between the experiment and the run as TOPSAIL writes them.
+func benchTree(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	tree := map[string]string{}
+	payload := strings.Repeat(`{"rate": 412.7, "samples_ms": [0.651, 0.649, 0.650]}`+"\n", 40) // ~2 KiB
+	for i := range n {
+		exp := fmt.Sprintf("expe%03d", i/100)
+		tree[exp+"/settings.expe.yaml"] = "workload: fake\nframework: numpy\nframework_version: 1.24.2\n"
+		r := fmt.Sprintf("%s/%03d__matmul", exp, i%100)
+		tree[r+"/settings.yaml"] = fmt.Sprintf("pi: matmul\nsize: %d\ndtype: float32\ndevice: cpu\n\"@repeat\": %d\n", 64<<(i%5), i%3)
+		tree[r+"/exit_code"] = "0\n"
+		tree[r+"/result.txt"] = payload
+	}
+	writeTree(b, dir, tree)
+	return dir
+}
+
+func BenchmarkLoad(b *testing.B) {
+	dir := benchTree(b, *benchRuns)
+	p := newFake()
+	opts := Options{ResultsDir: dir, Lookup: lookup(p)}
+	b.Run("cold", func(b *testing.B) {
+		opts := opts
+		opts.NoCache = true
+		for b.Loop() {
+			if _, err := Load(context.Background(), opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		if _, err := Load(context.Background(), opts); err != nil { // fill the caches
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			m, err := Load(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if s := m.Stats(); s.Cached != s.Entries {
+				b.Fatalf("not all cached: %v", s)
+			}
+		}
+	})
+}
