@@ -79,6 +79,8 @@ func TestParseLabelFilters(t *testing.T) {
 	}
 }
 
+func piWorkload() lts.Workload { return pi.Workload{} }
+
 func piLookup(name string) (lts.Workload, bool) {
 	if name == "pi" {
 		return pi.Workload{}, true
