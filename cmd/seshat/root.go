@@ -102,6 +102,8 @@ func verbs(g *globals) []*cobra.Command {
 		newParseCmd(g),
 		newKPIsCmd(g),
 		newSchemaCmd(g),
+		newUploadCmd(g),
+		newHistoryCmd(g),
 		newChangePointsCmd(g),
 		newDashboardsCmd(g),
 		newRunCmd(g),
