@@ -49,6 +49,15 @@ var sqliteMigrations = []string{
 		payload_id INTEGER NOT NULL REFERENCES payloads (id),
 		PRIMARY KEY (value_id, payload_id)
 	) WITHOUT ROWID;`,
+	// 2: each payload's labels and KPI values (value, unit, direction) as
+	// a small JSON document beside it, so that regression history reads
+	// a tenth of the bytes and decodes no results (QueryKPIs).
+	`ALTER TABLE payloads ADD COLUMN summary TEXT NOT NULL DEFAULT '{}';
+	UPDATE payloads SET summary = json_object(
+		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
+		'kpis', json(COALESCE((SELECT json_group_object(key, json_object(
+				'value', value->'$.value', 'unit', value->>'$.unit', 'lower_better', value->'$.lower_better'))
+			FROM json_each(payload, '$.kpis')), '{}')));`,
 }
 
 // sqliteApplicationID marks a database file as a seshat store ("SESH").
@@ -157,7 +166,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, err := encodePayloads(payloads)
+	docs, summaries, err := encodePayloads(payloads)
 	if err != nil {
 		return stats, err
 	}
@@ -172,7 +181,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	}
 	defer w.close()
 	for i, p := range payloads {
-		replaced, err := w.put(ctx, p, docs[i])
+		replaced, err := w.put(ctx, p, docs[i], summaries[i])
 		if err != nil {
 			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
@@ -192,11 +201,12 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	return stats, nil
 }
 
-// encodePayloads marshals payloads in parallel, before the transaction
-// starts: encoding is a third of an upload's time, and a parallel upload
-// waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
-	docs := make([][]byte, len(payloads))
+// encodePayloads marshals payloads and their summaries in parallel, before
+// the transaction starts: encoding is a third of an upload's time, and a
+// parallel upload waits for the write lock meanwhile.
+func encodePayloads(payloads []*models.Payload) (docs, summaries [][]byte, err error) {
+	docs = make([][]byte, len(payloads))
+	summaries = make([][]byte, len(payloads))
 	errs := make([]error, len(payloads))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
 	var wg sync.WaitGroup
@@ -206,6 +216,9 @@ func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
 			defer wg.Done()
 			for i := w; i < len(payloads); i += workers {
 				data, err := json.Marshal(payloads[i])
+				if err == nil {
+					summaries[i], err = json.Marshal(summaryOf(payloads[i]))
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
 				}
@@ -214,7 +227,7 @@ func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
 		}()
 	}
 	wg.Wait()
-	return docs, errors.Join(errs...)
+	return docs, summaries, errors.Join(errs...)
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
@@ -235,8 +248,8 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 		query string
 	}{
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
-		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
-		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, summary) VALUES (?, ?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, summary = ? WHERE id = ?"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -267,13 +280,13 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (replaced bool, err error) {
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, summary []byte) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc)
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, summary)
 		if err != nil {
 			return false, err
 		}
@@ -287,7 +300,7 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (
 		if err := w.forgetLabels(ctx, id); err != nil {
 			return true, err
 		}
-		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, id); err != nil {
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, summary, id); err != nil {
 			return true, err
 		}
 	}
