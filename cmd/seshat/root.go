@@ -103,6 +103,7 @@ func verbs(g *globals) []*cobra.Command {
 		newKPIsCmd(g),
 		newSchemaCmd(g),
 		newChangePointsCmd(g),
+		newRegressionCmd(g),
 	}
 }
 
