@@ -14,20 +14,18 @@ import (
 )
 
 // KPIRecord is a stored payload as regression history reads it: which run,
-// when, its labels and its KPI values, without settings or results.
+// when, its labels and its KPI values, without settings or results. (Units
+// and directions are the KPI definitions' business: a history is judged in
+// the current run's.)
 type KPIRecord struct {
 	TestUUID string
 	// Start is the run's start: the @timestamp of every KPI of the run.
-	Start  time.Time
+	Start time.Time
+	// Labels may be shared by the records of one query: read them, do not
+	// modify them.
 	Labels map[string]string
-	KPIs   map[string]KPIReading
-}
-
-// KPIReading is one KPI value of a KPIRecord.
-type KPIReading struct {
-	Value       float64 `json:"value"`
-	Unit        string  `json:"unit"`
-	LowerBetter bool    `json:"lower_better"`
+	// Values are the KPI values by name.
+	Values map[string]float64
 }
 
 // KPIQuerier is the ability of a store to answer a Query with KPI records
@@ -61,23 +59,23 @@ func QueryKPIs(ctx context.Context, s Store, q Query) iter.Seq2[KPIRecord, error
 // RecordOf returns the KPI record of a payload.
 func RecordOf(p *models.Payload) KPIRecord {
 	s := summaryOf(p)
-	return KPIRecord{TestUUID: p.Metadata.TestUUID, Start: p.Metadata.Start, Labels: s.Labels, KPIs: s.KPIs}
+	return KPIRecord{TestUUID: p.Metadata.TestUUID, Start: p.Metadata.Start, Labels: s.Labels, Values: s.KPIs}
 }
 
 // payloadSummary is the summary column of the SQLite store: what
 // KPIRecord needs beyond the payload's key and start.
 type payloadSummary struct {
-	Labels map[string]string     `json:"labels"`
-	KPIs   map[string]KPIReading `json:"kpis"`
+	Labels map[string]string  `json:"labels"`
+	KPIs   map[string]float64 `json:"kpis"`
 }
 
 func summaryOf(p *models.Payload) payloadSummary {
-	s := payloadSummary{Labels: p.Metadata.Labels, KPIs: make(map[string]KPIReading, len(p.KPIs))}
+	s := payloadSummary{Labels: p.Metadata.Labels, KPIs: make(map[string]float64, len(p.KPIs))}
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
 	}
 	for name, v := range p.KPIs {
-		s.KPIs[name] = KPIReading{Value: v.Value, Unit: v.Unit, LowerBetter: v.LowerBetter}
+		s.KPIs[name] = v.Value
 	}
 	return s
 }
@@ -91,9 +89,10 @@ func (s *sqliteStore) QueryKPIs(ctx context.Context, q Query) iter.Seq2[KPIRecor
 			yield(KPIRecord{}, wrapErr(s, err))
 			return
 		}
+		labels := &labelSets{byText: map[string]map[string]string{}}
 		for start := 0; start < len(ids); start += s.pageSize {
 			page := ids[start:min(start+s.pageSize, len(ids))]
-			records, err := s.readSummaries(ctx, page)
+			records, err := s.readSummaries(ctx, page, labels)
 			if err != nil {
 				yield(KPIRecord{}, wrapErr(s, err))
 				return
@@ -109,7 +108,7 @@ func (s *sqliteStore) QueryKPIs(ctx context.Context, q Query) iter.Seq2[KPIRecor
 
 // readSummaries reads and decodes the summaries of ids, in the order of
 // ids; rows deleted since selected are skipped.
-func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64) ([]KPIRecord, error) {
+func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64, labels *labelSets) ([]KPIRecord, error) {
 	args := make([]any, len(ids))
 	pos := make(map[int64]int, len(ids))
 	for i, id := range ids {
@@ -137,7 +136,7 @@ func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64) ([]KPIReco
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := decodeSummaries(out, docs); err != nil {
+	if err := decodeSummaries(out, docs, labels); err != nil {
 		return nil, err
 	}
 	kept := out[:0]
@@ -149,9 +148,36 @@ func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64) ([]KPIReco
 	return kept, nil
 }
 
+// labelSets decodes each distinct label set of a query once: the runs of
+// one series and comparison value share theirs, and building maps is most
+// of the decoding.
+type labelSets struct {
+	mu     sync.Mutex
+	byText map[string]map[string]string
+}
+
+func (l *labelSets) decode(raw json.RawMessage) (map[string]string, error) {
+	l.mu.Lock()
+	m, ok := l.byText[string(raw)]
+	l.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]string{}
+	}
+	l.mu.Lock()
+	l.byText[string(raw)] = m
+	l.mu.Unlock()
+	return m, nil
+}
+
 // decodeSummaries decodes docs into the records beside them, in parallel
 // (decoding is most of the time); nil documents are left alone.
-func decodeSummaries(out []KPIRecord, docs [][]byte) error {
+func decodeSummaries(out []KPIRecord, docs [][]byte, labels *labelSets) error {
 	errs := make([]error, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/64))
 	var wg sync.WaitGroup
@@ -163,12 +189,22 @@ func decodeSummaries(out []KPIRecord, docs [][]byte) error {
 				if docs[i] == nil {
 					continue
 				}
-				var sum payloadSummary
-				if err := json.Unmarshal(docs[i], &sum); err != nil {
+				var sum struct {
+					Labels json.RawMessage    `json:"labels"`
+					KPIs   map[string]float64 `json:"kpis"`
+				}
+				err := json.Unmarshal(docs[i], &sum)
+				if err == nil {
+					out[i].Labels, err = labels.decode(sum.Labels)
+				}
+				if err != nil {
 					errs[i] = fmt.Errorf("stored payload %s: summary: %w", out[i].TestUUID, err)
 					continue
 				}
-				out[i].Labels, out[i].KPIs = sum.Labels, sum.KPIs
+				if sum.KPIs == nil {
+					sum.KPIs = map[string]float64{}
+				}
+				out[i].Values = sum.KPIs
 			}
 		}()
 	}

@@ -63,8 +63,8 @@ func TestQueryKPIsAgreesWithQuery(t *testing.T) {
 		}
 	}
 	for _, r := range collectKPIs(t, s, lts.Query{}) {
-		if r.TestUUID == ps[5].Metadata.TestUUID && (len(r.KPIs) != 1 || r.KPIs["rate_gflops"].Value != 1234.5) {
-			t.Errorf("replaced payload: summary %+v", r.KPIs)
+		if r.TestUUID == ps[5].Metadata.TestUUID && (len(r.Values) != 1 || r.Values["rate_gflops"] != 1234.5) {
+			t.Errorf("replaced payload: summary %+v", r.Values)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func ExampleQueryKPIs() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("%s %s %.1f %s\n", r.Start.Format("15:04"), r.Labels["framework_version"], r.KPIs["rate_gflops"].Value, r.KPIs["rate_gflops"].Unit)
+		fmt.Printf("%s %s %.1f %s\n", r.Start.Format("15:04"), r.Labels["framework_version"], r.Values["rate_gflops"], "GFLOPS")
 	}
 	// Output:
 	// 00:00 v0.17.0+go1.26.0 51.2 GFLOPS
