@@ -37,7 +37,8 @@ type Run struct {
 	Problems []string
 }
 
-// Record is one stored run as history reads it.
+// Record is one stored run as history reads it. Its maps may be shared
+// with other records: Analyze only reads them.
 type Record struct {
 	TestUUID string
 	Time     time.Time
