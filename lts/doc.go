@@ -11,6 +11,9 @@
 // Schema writes the payload's JSON Schema (draft 2020-12), reflected from the
 // Go types and annotated from the same `validate` tags the strict validation
 // uses; IndexTemplates writes the OpenSearch index templates of the payload
-// and KPI indices. The stores themselves (embedded SQLite, OpenSearch) will
-// live here behind one Store interface.
+// and KPI indices. The stores themselves (embedded SQLite, OpenSearch) live
+// here behind one Store interface. QueryKPIs reads only the labels and KPI
+// values of the matches (regression history): the SQLite store keeps them
+// in a small summary beside each payload (KPIQuerier), other stores derive
+// them from whole payloads.
 package lts

@@ -3,6 +3,7 @@ package lts
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,15 @@ var sqliteMigrations = []string{
 		payload_id INTEGER NOT NULL REFERENCES payloads (id),
 		PRIMARY KEY (value_id, payload_id)
 	) WITHOUT ROWID;`,
+	// 2: each payload's labels and KPI values as a small JSON document
+	// beside it, {"labels": {...}, "kpis": {"name": value}}, so that
+	// regression history reads a tenth of the bytes and decodes no
+	// results (QueryKPIs).
+	`ALTER TABLE payloads ADD COLUMN summary TEXT NOT NULL DEFAULT '{}';
+	UPDATE payloads SET summary = json_object(
+		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
+		'kpis', json(COALESCE((SELECT json_group_object(key, value->'$.value')
+			FROM json_each(payload, '$.kpis')), '{}')));`,
 }
 
 // sqliteApplicationID marks a database file as a seshat store ("SESH").
@@ -163,7 +173,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, err := encodePayloads(payloads)
+	docs, summaries, err := encodePayloads(payloads)
 	if err != nil {
 		return stats, err
 	}
@@ -178,7 +188,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	}
 	defer w.close()
 	for i, p := range payloads {
-		replaced, err := w.put(ctx, p, docs[i])
+		replaced, err := w.put(ctx, p, docs[i], summaries[i])
 		if err != nil {
 			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
@@ -198,11 +208,12 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	return stats, nil
 }
 
-// encodePayloads marshals payloads in parallel, before the transaction
-// starts: encoding is a third of an upload's time, and a parallel upload
-// waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
-	docs := make([][]byte, len(payloads))
+// encodePayloads marshals payloads and their summaries in parallel, before
+// the transaction starts: encoding is a third of an upload's time, and a
+// parallel upload waits for the write lock meanwhile.
+func encodePayloads(payloads []*models.Payload) (docs, summaries [][]byte, err error) {
+	docs = make([][]byte, len(payloads))
+	summaries = make([][]byte, len(payloads))
 	errs := make([]error, len(payloads))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
 	var wg sync.WaitGroup
@@ -212,6 +223,9 @@ func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
 			defer wg.Done()
 			for i := w; i < len(payloads); i += workers {
 				data, err := json.Marshal(payloads[i])
+				if err == nil {
+					summaries[i], err = json.Marshal(summaryOf(payloads[i]))
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
 				}
@@ -220,7 +234,7 @@ func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
 		}()
 	}
 	wg.Wait()
-	return docs, errors.Join(errs...)
+	return docs, summaries, errors.Join(errs...)
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
@@ -241,8 +255,8 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 		query string
 	}{
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
-		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
-		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, summary) VALUES (?, ?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, summary = ? WHERE id = ?"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -273,13 +287,13 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (replaced bool, err error) {
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, summary []byte) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc)
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, summary)
 		if err != nil {
 			return false, err
 		}
@@ -293,7 +307,7 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (
 		if err := w.forgetLabels(ctx, id); err != nil {
 			return true, err
 		}
-		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, id); err != nil {
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, summary, id); err != nil {
 			return true, err
 		}
 	}
@@ -407,19 +421,54 @@ type sqliteQuery struct {
 	empty       bool // a label value nothing has: no need to ask
 }
 
-// plan translates q. Each label filter becomes the ids of its values; the
-// filter matching the fewest payloads (label_values counts them) drives
-// the query through the labels primary key, each other filter is a
-// primary key probe per candidate.
-func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
+// querier is a database or one connection of it.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// snapshot runs f on one connection inside a read transaction: every
+// statement of f sees the same state of the store, whatever uploads run
+// meanwhile (WAL readers never wait for them).
+func (s *sqliteStore) snapshot(ctx context.Context, f func(c *sql.Conn) error) error {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// A plain BEGIN is deferred: it takes no write lock (BeginTx would,
+	// the store's transactions being immediate).
+	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	err = f(c)
+	if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		// A connection left inside a transaction must not go back to
+		// the pool.
+		_ = c.Raw(func(any) error { return sqldriver.ErrBadConn })
+		if err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// plan translates q, on db inside a snapshot. Each label filter becomes the
+// ids of its values; the filter matching the fewest payloads (label_values
+// counts them) drives the query through the labels primary key, each other
+// filter is a primary key probe per candidate, unless it matches every
+// payload of the store (a label all runs share, such as the workload):
+// such a filter removes nothing and its probes would cost most of a query.
+func (s *sqliteStore) plan(ctx context.Context, db querier, q Query) (sqliteQuery, error) {
 	var sq sqliteQuery
 	var conds []string
 	names := sortedLabelNames(q.Labels)
 	ids := make(map[string][]any, len(names))
+	counts := make(map[string]int64, len(names))
 	driver, best := "", int64(-1)
 	for _, name := range names {
 		values := q.Labels[name]
-		rows, err := s.db.QueryContext(ctx,
+		rows, err := db.QueryContext(ctx,
 			"SELECT id, payloads FROM label_values WHERE name = ? AND value IN ("+placeholders(len(values))+")",
 			append([]any{name}, stringsAsArgs(values)...)...)
 		if err != nil {
@@ -444,8 +493,33 @@ func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
 			sq.empty = true
 			return sq, nil
 		}
+		counts[name] = n
 		if best < 0 || n < best {
 			driver, best = name, n
+		}
+	}
+	if len(names) > 0 {
+		var total int64
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM payloads").Scan(&total); err != nil {
+			return sq, err
+		}
+		kept := names[:0:0]
+		for _, name := range names {
+			if counts[name] < total {
+				kept = append(kept, name)
+			}
+		}
+		names = kept
+		if counts[driver] >= total {
+			driver = ""
+			if len(names) > 0 {
+				driver = names[0]
+				for _, name := range names {
+					if counts[name] < counts[driver] {
+						driver = name
+					}
+				}
+			}
 		}
 	}
 	if driver == "" {
@@ -495,12 +569,14 @@ func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
 	if err := q.Check(); err != nil {
 		return 0, err
 	}
-	sq, err := s.plan(ctx, q)
-	if err != nil || sq.empty {
-		return 0, wrapErr(s, err)
-	}
 	var n int64
-	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+sq.from+sq.where, sq.args...).Scan(&n)
+	err := s.snapshot(ctx, func(c *sql.Conn) error {
+		sq, err := s.plan(ctx, c, q)
+		if err != nil || sq.empty {
+			return err
+		}
+		return c.QueryRowContext(ctx, "SELECT count(*) FROM "+sq.from+sq.where, sq.args...).Scan(&n)
+	})
 	return n, wrapErr(s, err)
 }
 
@@ -547,24 +623,27 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query) ([]int64, error)
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
-	sq, err := s.plan(ctx, q)
-	if err != nil || sq.empty {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, sq.idsQuery(), sq.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+	err := s.snapshot(ctx, func(c *sql.Conn) error {
+		sq, err := s.plan(ctx, c, q)
+		if err != nil || sq.empty {
+			return err
 		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		rows, err := c.QueryContext(ctx, sq.idsQuery(), sq.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
@@ -638,7 +717,7 @@ func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
 // explainQuery returns SQLite's plan of the ids query of q, one line per
 // step, for the tests proving that label queries search indices.
 func (s *sqliteStore) explainQuery(ctx context.Context, q Query) ([]string, error) {
-	sq, err := s.plan(ctx, q)
+	sq, err := s.plan(ctx, s.db, q)
 	if err != nil {
 		return nil, err
 	}
