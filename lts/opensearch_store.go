@@ -676,6 +676,9 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 			if after != nil {
 				req["search_after"] = after
 			}
+			if q.WithoutResults {
+				req["_source"] = map[string]any{"excludes": []string{"results"}}
+			}
 			body, err := json.Marshal(req)
 			if err != nil {
 				yield(nil, err)
@@ -710,7 +713,7 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				return
 			}
 			for _, h := range ans.Hits.Hits {
-				p := newStoredPayload()
+				p := newStoredPayload(q.WithoutResults)
 				if err := json.Unmarshal(h.Source, p); err != nil {
 					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
 					return

@@ -20,13 +20,15 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, "sqlite"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 )
 
 // sqliteMigrations bring a store from schema version i (PRAGMA user_version)
 // to i+1. Append only: a released migration never changes.
 var sqliteMigrations = []string{
-	// 1: payloads stored whole, keyed by test_uuid. Each distinct label
+	// 1: payloads stored whole, keyed by test_uuid, with their head (the
+	// payload without its results: what history reads). Each distinct label
 	// (name, value) gets an integer id and the number of payloads that
 	// have it; labels links payloads to them, so that a label query is an
 	// index search on integers that starts from its most selective label.
@@ -35,7 +37,8 @@ var sqliteMigrations = []string{
 		test_uuid TEXT NOT NULL UNIQUE,
 		start_ns INTEGER NOT NULL,
 		workload TEXT NOT NULL,
-		payload TEXT NOT NULL
+		payload TEXT NOT NULL,
+		head TEXT NOT NULL
 	);
 	CREATE INDEX payloads_by_time ON payloads (start_ns, test_uuid);
 	CREATE TABLE label_values (
@@ -163,7 +166,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, err := encodePayloads(payloads)
+	docs, heads, err := encodePayloads(payloads)
 	if err != nil {
 		return stats, err
 	}
@@ -178,7 +181,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	}
 	defer w.close()
 	for i, p := range payloads {
-		replaced, err := w.put(ctx, p, docs[i])
+		replaced, err := w.put(ctx, p, docs[i], heads[i])
 		if err != nil {
 			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
@@ -198,11 +201,12 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	return stats, nil
 }
 
-// encodePayloads marshals payloads in parallel, before the transaction
-// starts: encoding is a third of an upload's time, and a parallel upload
-// waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
-	docs := make([][]byte, len(payloads))
+// encodePayloads marshals payloads and their heads in parallel, before the
+// transaction starts: encoding is a third of an upload's time, and a
+// parallel upload waits for the write lock meanwhile.
+func encodePayloads(payloads []*models.Payload) (docs, heads [][]byte, err error) {
+	docs = make([][]byte, len(payloads))
+	heads = make([][]byte, len(payloads))
 	errs := make([]error, len(payloads))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
 	var wg sync.WaitGroup
@@ -211,16 +215,20 @@ func encodePayloads(payloads []*models.Payload) ([][]byte, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(payloads); i += workers {
-				data, err := json.Marshal(payloads[i])
+				p := payloads[i]
+				data, err := json.Marshal(p)
+				if err == nil {
+					heads[i], err = json.Marshal(&models.Payload{Metadata: p.Metadata, KPIs: p.KPIs})
+				}
 				if err != nil {
-					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
+					errs[i] = fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
 				}
 				docs[i] = data
 			}
 		}()
 	}
 	wg.Wait()
-	return docs, errors.Join(errs...)
+	return docs, heads, errors.Join(errs...)
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
@@ -241,8 +249,8 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 		query string
 	}{
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
-		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
-		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, head) VALUES (?, ?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, head = ? WHERE id = ?"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -273,13 +281,13 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (replaced bool, err error) {
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, head []byte) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc)
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, head)
 		if err != nil {
 			return false, err
 		}
@@ -293,7 +301,7 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc []byte) (
 		if err := w.forgetLabels(ctx, id); err != nil {
 			return true, err
 		}
-		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, id); err != nil {
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, head, id); err != nil {
 			return true, err
 		}
 	}
@@ -410,14 +418,23 @@ type sqliteQuery struct {
 // plan translates q. Each label filter becomes the ids of its values; the
 // filter matching the fewest payloads (label_values counts them) drives
 // the query through the labels primary key, each other filter is a
-// primary key probe per candidate.
+// primary key probe per candidate, and a filter every payload matches is
+// dropped.
 func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
 	var sq sqliteQuery
 	var conds []string
-	names := sortedLabelNames(q.Labels)
-	ids := make(map[string][]any, len(names))
+	// Every payload has the workload label (strict validation requires
+	// it): their counts add up to the number of payloads. A filter that
+	// matches that many matches every payload and needs no condition; in
+	// a series query most labels (os, cpu_model, workload...) are such.
+	var total int64
+	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(sum(payloads), 0) FROM label_values WHERE name = ?", kpi.LabelWorkload).Scan(&total); err != nil {
+		return sq, err
+	}
+	var names []string
+	ids := map[string][]any{}
 	driver, best := "", int64(-1)
-	for _, name := range names {
+	for _, name := range sortedLabelNames(q.Labels) {
 		values := q.Labels[name]
 		rows, err := s.db.QueryContext(ctx,
 			"SELECT id, payloads FROM label_values WHERE name = ? AND value IN ("+placeholders(len(values))+")",
@@ -444,6 +461,10 @@ func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
 			sq.empty = true
 			return sq, nil
 		}
+		if n == total {
+			continue
+		}
+		names = append(names, name)
 		if best < 0 || n < best {
 			driver, best = name, n
 		}
@@ -529,7 +550,7 @@ func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payl
 		}
 		for start := 0; start < len(ids); start += s.pageSize {
 			page := ids[start:min(start+s.pageSize, len(ids))]
-			payloads, err := s.readPayloads(ctx, page)
+			payloads, err := s.readPayloads(ctx, page, q.WithoutResults)
 			if err != nil {
 				yield(nil, wrapErr(s, err))
 				return
@@ -568,14 +589,18 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query) ([]int64, error)
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
-func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64) ([]*models.Payload, error) {
+func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResults bool) ([]*models.Payload, error) {
 	args := make([]any, len(ids))
 	pos := make(map[int64]int, len(ids))
 	for i, id := range ids {
 		args[i] = id
 		pos[id] = i
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	column := "payload"
+	if withoutResults {
+		column = "head"
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, "+column+" FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -594,13 +619,13 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64) ([]*models.
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return decodeStored(docs, names)
+	return decodeStored(docs, names, withoutResults)
 }
 
 // decodeStored decodes stored payload documents in parallel (decoding is
 // most of a query's time); nil documents (gone since selected) are
 // skipped. The first error names its payload.
-func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
+func decodeStored(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
 	errs := make([]error, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/32))
@@ -613,7 +638,7 @@ func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
 				if docs[i] == nil {
 					continue
 				}
-				p := newStoredPayload()
+				p := newStoredPayload(withoutResults)
 				if err := json.Unmarshal(docs[i], p); err != nil {
 					errs[i] = fmt.Errorf("stored payload %s: %w", names[i], err)
 					continue

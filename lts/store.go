@@ -30,8 +30,8 @@ type Store interface {
 	// run's start, the @timestamp of its KPIs) then test_uuid. It pages
 	// internally and yields every match: there is no cap. An error is
 	// yielded once, last. A payload's Results is a *json.RawMessage, the
-	// stored JSON as is: decoding it into a workload's types is left to
-	// the few callers that need it.
+	// stored JSON as is (decoding it into a workload's types is left to
+	// the few callers that need it), or nil with q.WithoutResults.
 	Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error]
 	// Count counts the payloads matching q.
 	Count(ctx context.Context, q Query) (int64, error)
@@ -42,8 +42,11 @@ type Store interface {
 
 // newStoredPayload is a payload to decode a stored one into: its results
 // are kept as raw JSON, decoding them into generic values would cost most
-// of a query's time.
-func newStoredPayload() *models.Payload {
+// of a query's time. Without results they stay nil.
+func newStoredPayload(withoutResults bool) *models.Payload {
+	if withoutResults {
+		return &models.Payload{}
+	}
 	return &models.Payload{Results: &json.RawMessage{}}
 }
 
@@ -55,6 +58,10 @@ type Query struct {
 	// Since (inclusive) and Until (exclusive) bound the run's start; zero
 	// means unbounded.
 	Since, Until time.Time
+	// WithoutResults yields payloads without their results (nil): all that
+	// history and regression analysis read are metadata and KPIs, and the
+	// results are most of a payload's bytes and of the time to read it.
+	WithoutResults bool
 }
 
 // Check refuses queries no store could answer.
