@@ -94,9 +94,12 @@ func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteSto
 	q.Set("_txlock", "immediate")
 	// A large page cache keeps an upload's pages in memory until it
 	// commits instead of spilling them to the WAL as it goes; statement
-	// journals (one per multi-row insert) stay in memory too.
+	// journals (one per multi-row insert) stay in memory too. 16 KiB pages
+	// (set when the file is created) hold a payload of a few KiB without
+	// a chain of overflow pages.
 	q.Add("_pragma", "cache_size(-65536)")
 	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "page_size(16384)")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

@@ -289,6 +289,10 @@ func TestSQLiteSchemaVersion(t *testing.T) {
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 	}
+	var pageSize int
+	if err := db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil || pageSize != 16384 {
+		t.Errorf("page_size = %d, %v; want 16384", pageSize, err)
+	}
 	// Reopening an up-to-date store changes nothing.
 	openSQLite(t, path, lts.StoreOptions{})
 
