@@ -167,12 +167,15 @@ type StoreOptions struct {
 }
 
 // RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: the retry that would start after Timeout is not made.
+// time: an operation (an upload, a search) that has spent Timeout retrying
+// gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it
-	// up to Max (default 30s).
+	// up to Max (default 30s), and a success starts again from Initial.
 	Initial, Max time.Duration
-	// Timeout bounds the time spent retrying one batch (default 2m).
+	// Timeout bounds the time an operation spends retrying: its failed
+	// attempts and the waits between them, not its successful requests
+	// (default 2m).
 	Timeout time.Duration
 	// Rand draws the jitter; nil uses a source seeded by the runtime.
 	// Tests pass a seeded one.
