@@ -22,6 +22,9 @@ sync
 "$out/timecmd" -label "parse cold ($runs)" -- "$bin" -q parse --results-dir "$tree"
 "$out/timecmd" -label "parse cached ($runs)" -- "$bin" -q parse --results-dir "$tree"
 "$out/timecmd" -label "parse cached+matrix ($runs)" -- "$bin" -q parse --results-dir "$tree" --output-matrix "$out/matrix.json"
+# Every pi report (figures as SVG, PNG and CSV, HTML pages) from the cached parse.
+rm -rf "$out/reports"
+"$out/timecmd" -label "visualize cached ($runs)" -- "$bin" -q visualize --results-dir "$tree" --output-dir "$out/reports"
 # Upload to the embedded store (a cached parse, strict validation, one
 # transaction), again (every payload replaced), and one series' history.
 rm -f "$out/lts.db" "$out/lts.db-wal" "$out/lts.db-shm"

@@ -105,6 +105,10 @@ func verbs(g *globals) []*cobra.Command {
 		newUploadCmd(g),
 		newHistoryCmd(g),
 		newChangePointsCmd(g),
+		newDashboardsCmd(g),
+		newRunCmd(g),
+		newPICmd(g),
+		newVisualizeCmd(g),
 	}
 }
 
