@@ -319,6 +319,12 @@ func TestNoChangePoint(t *testing.T) {
 	if len(cps) != 0 {
 		t.Errorf("constant series: %+v", cps)
 	}
+	// Values whose sums round: the segment means must still be equal.
+	for _, v := range []float64{1.95, 0.1, 1e-7} {
+		if cps, _ := (EDivisive{}).ChangePoints(slices.Repeat([]float64{v}, 9)); len(cps) != 0 {
+			t.Errorf("constant series of %g: %+v", v, cps)
+		}
+	}
 	if len(warns) != 1 || warns[0].Kind != WarnAllEqual {
 		t.Errorf("constant series warnings %v, want all-values-equal", warns)
 	}

@@ -53,6 +53,12 @@ func popMeanStdDev(xs []float64) (mean, std float64) {
 	if len(xs) < 2 {
 		return stat.Mean(xs, nil), 0
 	}
+	if allEqual(xs) {
+		// Summing 1.95 nine times and dividing does not give back 1.95
+		// exactly; two constant segments of one value would then differ
+		// by a rounding error with no spread, a certain "change" (p = 0).
+		return xs[0], 0
+	}
 	return stat.PopMeanStdDev(xs, nil)
 }
 

@@ -130,3 +130,28 @@ func BenchmarkOpenSearchPut(b *testing.B) {
 	}
 	b.ReportMetric(float64(stats.Payloads+stats.KPIDocuments)/float64(stats.Requests), "docs/request")
 }
+
+// BenchmarkSQLiteQueryKPIsSeries reads the KPI records of one series out
+// of 100,000 payloads: what regression history reads per series.
+func BenchmarkSQLiteQueryKPIsSeries(b *testing.B) {
+	path, ps := storeOf100k(b, 1000)
+	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	q := ltstest.SeriesQuery(ps[42])
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for _, err := range lts.QueryKPIs(context.Background(), s, q) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 100 {
+			b.Fatalf("%d records, want 100", n)
+		}
+	}
+}

@@ -22,7 +22,10 @@
 // when missing, bulk requests bounded by count and bytes, retries with
 // backoff and jitter that re-send only failed documents, search_after
 // paging). Put is idempotent by test_uuid; Query yields every match in
-// (start, test_uuid) order, paging internally. Credentials are a Secret,
+// (start, test_uuid) order, paging internally. QueryKPIs reads only the
+// labels and KPI values of the matches (regression history): the SQLite
+// store keeps them in a small summary beside each payload (KPIQuerier),
+// other stores derive them from whole payloads. Credentials are a Secret,
 // which never prints. Package ltstest makes payloads for the tests and
 // benchmarks; opensearchtest is the OpenSearch they run against.
 package lts

@@ -7,3 +7,7 @@ import "context"
 func ExplainSQLite(ctx context.Context, s Store, q Query) ([]string, error) {
 	return s.(*sqliteStore).explainQuery(ctx, q)
 }
+
+// SQLiteMigrations are the schema migrations of the SQLite store, for the
+// test that upgrades a store written by an older seshat.
+var SQLiteMigrations = sqliteMigrations

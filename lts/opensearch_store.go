@@ -728,8 +728,8 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				return
 			}
 			for _, h := range ans.Hits.Hits {
-				p := newStoredPayload(q.WithoutResults)
-				if err := json.Unmarshal(h.Source, p); err != nil {
+				p, err := decodeStored(h.Source, q.WithoutResults)
+				if err != nil {
 					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
 					return
 				}

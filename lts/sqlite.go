@@ -3,6 +3,7 @@ package lts
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,15 +21,13 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, "sqlite"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 )
 
 // sqliteMigrations bring a store from schema version i (PRAGMA user_version)
 // to i+1. Append only: a released migration never changes.
 var sqliteMigrations = []string{
-	// 1: payloads stored whole, keyed by test_uuid, with their head (the
-	// payload without its results: what history reads). Each distinct label
+	// 1: payloads stored whole, keyed by test_uuid. Each distinct label
 	// (name, value) gets an integer id and the number of payloads that
 	// have it; labels links payloads to them, so that a label query is an
 	// index search on integers that starts from its most selective label.
@@ -37,8 +36,7 @@ var sqliteMigrations = []string{
 		test_uuid TEXT NOT NULL UNIQUE,
 		start_ns INTEGER NOT NULL,
 		workload TEXT NOT NULL,
-		payload TEXT NOT NULL,
-		head TEXT NOT NULL
+		payload TEXT NOT NULL
 	);
 	CREATE INDEX payloads_by_time ON payloads (start_ns, test_uuid);
 	CREATE TABLE label_values (
@@ -53,6 +51,15 @@ var sqliteMigrations = []string{
 		payload_id INTEGER NOT NULL REFERENCES payloads (id),
 		PRIMARY KEY (value_id, payload_id)
 	) WITHOUT ROWID;`,
+	// 2: each payload's labels and KPI values as a small JSON document
+	// beside it, {"labels": {...}, "kpis": {"name": value}}, so that
+	// regression history reads a tenth of the bytes and decodes no
+	// results (QueryKPIs).
+	`ALTER TABLE payloads ADD COLUMN summary TEXT NOT NULL DEFAULT '{}';
+	UPDATE payloads SET summary = json_object(
+		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
+		'kpis', json(COALESCE((SELECT json_group_object(key, value->'$.value')
+			FROM json_each(payload, '$.kpis')), '{}')));`,
 }
 
 // sqliteApplicationID marks a database file as a seshat store ("SESH").
@@ -169,7 +176,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, heads, err := encodePayloads(payloads)
+	docs, summaries, err := encodePayloads(payloads)
 	if err != nil {
 		return stats, err
 	}
@@ -184,7 +191,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	}
 	defer w.close()
 	for i, p := range payloads {
-		replaced, err := w.put(ctx, p, docs[i], heads[i])
+		replaced, err := w.put(ctx, p, docs[i], summaries[i])
 		if err != nil {
 			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
@@ -204,12 +211,12 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	return stats, nil
 }
 
-// encodePayloads marshals payloads and their heads in parallel, before the
-// transaction starts: encoding is a third of an upload's time, and a
+// encodePayloads marshals payloads and their summaries in parallel, before
+// the transaction starts: encoding is a third of an upload's time, and a
 // parallel upload waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) (docs, heads [][]byte, err error) {
+func encodePayloads(payloads []*models.Payload) (docs, summaries [][]byte, err error) {
 	docs = make([][]byte, len(payloads))
-	heads = make([][]byte, len(payloads))
+	summaries = make([][]byte, len(payloads))
 	errs := make([]error, len(payloads))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
 	var wg sync.WaitGroup
@@ -218,20 +225,19 @@ func encodePayloads(payloads []*models.Payload) (docs, heads [][]byte, err error
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(payloads); i += workers {
-				p := payloads[i]
-				data, err := json.Marshal(p)
+				data, err := json.Marshal(payloads[i])
 				if err == nil {
-					heads[i], err = json.Marshal(&models.Payload{Metadata: p.Metadata, KPIs: p.KPIs})
+					summaries[i], err = json.Marshal(summaryOf(payloads[i]))
 				}
 				if err != nil {
-					errs[i] = fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
+					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
 				}
 				docs[i] = data
 			}
 		}()
 	}
 	wg.Wait()
-	return docs, heads, errors.Join(errs...)
+	return docs, summaries, errors.Join(errs...)
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
@@ -252,8 +258,8 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 		query string
 	}{
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
-		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, head) VALUES (?, ?, ?, ?, ?)"},
-		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, head = ? WHERE id = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, summary) VALUES (?, ?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, summary = ? WHERE id = ?"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -284,13 +290,13 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, head []byte) (replaced bool, err error) {
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, summary []byte) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, head)
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, summary)
 		if err != nil {
 			return false, err
 		}
@@ -304,7 +310,7 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, head []b
 		if err := w.forgetLabels(ctx, id); err != nil {
 			return true, err
 		}
-		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, head, id); err != nil {
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, summary, id); err != nil {
 			return true, err
 		}
 	}
@@ -418,28 +424,54 @@ type sqliteQuery struct {
 	empty       bool // a label value nothing has: no need to ask
 }
 
-// plan translates q. Each label filter becomes the ids of its values; the
-// filter matching the fewest payloads (label_values counts them) drives
-// the query through the labels primary key, each other filter is a
-// primary key probe per candidate, and a filter every payload matches is
-// dropped.
-func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
+// querier is a database or one connection of it.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// snapshot runs f on one connection inside a read transaction: every
+// statement of f sees the same state of the store, whatever uploads run
+// meanwhile (WAL readers never wait for them).
+func (s *sqliteStore) snapshot(ctx context.Context, f func(c *sql.Conn) error) error {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// A plain BEGIN is deferred: it takes no write lock (BeginTx would,
+	// the store's transactions being immediate).
+	if _, err := c.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	err = f(c)
+	if _, rerr := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		// A connection left inside a transaction must not go back to
+		// the pool.
+		_ = c.Raw(func(any) error { return sqldriver.ErrBadConn })
+		if err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// plan translates q, on db inside a snapshot. Each label filter becomes the
+// ids of its values; the filter matching the fewest payloads (label_values
+// counts them) drives the query through the labels primary key, each other
+// filter is a primary key probe per candidate, unless it matches every
+// payload of the store (a label all runs share, such as the workload):
+// such a filter removes nothing and its probes would cost most of a query.
+func (s *sqliteStore) plan(ctx context.Context, db querier, q Query) (sqliteQuery, error) {
 	var sq sqliteQuery
 	var conds []string
-	// Every payload has the workload label (strict validation requires
-	// it): their counts add up to the number of payloads. A filter that
-	// matches that many matches every payload and needs no condition; in
-	// a series query most labels (os, cpu_model, workload...) are such.
-	var total int64
-	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(sum(payloads), 0) FROM label_values WHERE name = ?", kpi.LabelWorkload).Scan(&total); err != nil {
-		return sq, err
-	}
-	var names []string
-	ids := map[string][]any{}
+	names := sortedLabelNames(q.Labels)
+	ids := make(map[string][]any, len(names))
+	counts := make(map[string]int64, len(names))
 	driver, best := "", int64(-1)
-	for _, name := range sortedLabelNames(q.Labels) {
+	for _, name := range names {
 		values := q.Labels[name]
-		rows, err := s.db.QueryContext(ctx,
+		rows, err := db.QueryContext(ctx,
 			"SELECT id, payloads FROM label_values WHERE name = ? AND value IN ("+placeholders(len(values))+")",
 			append([]any{name}, stringsAsArgs(values)...)...)
 		if err != nil {
@@ -464,12 +496,33 @@ func (s *sqliteStore) plan(ctx context.Context, q Query) (sqliteQuery, error) {
 			sq.empty = true
 			return sq, nil
 		}
-		if n == total {
-			continue
-		}
-		names = append(names, name)
+		counts[name] = n
 		if best < 0 || n < best {
 			driver, best = name, n
+		}
+	}
+	if len(names) > 0 {
+		var total int64
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM payloads").Scan(&total); err != nil {
+			return sq, err
+		}
+		kept := names[:0:0]
+		for _, name := range names {
+			if counts[name] < total {
+				kept = append(kept, name)
+			}
+		}
+		names = kept
+		if counts[driver] >= total {
+			driver = ""
+			if len(names) > 0 {
+				driver = names[0]
+				for _, name := range names {
+					if counts[name] < counts[driver] {
+						driver = name
+					}
+				}
+			}
 		}
 	}
 	if driver == "" {
@@ -519,12 +572,14 @@ func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
 	if err := q.Check(); err != nil {
 		return 0, err
 	}
-	sq, err := s.plan(ctx, q)
-	if err != nil || sq.empty {
-		return 0, wrapErr(s, err)
-	}
 	var n int64
-	err = s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+sq.from+sq.where, sq.args...).Scan(&n)
+	err := s.snapshot(ctx, func(c *sql.Conn) error {
+		sq, err := s.plan(ctx, c, q)
+		if err != nil || sq.empty {
+			return err
+		}
+		return c.QueryRowContext(ctx, "SELECT count(*) FROM "+sq.from+sq.where, sq.args...).Scan(&n)
+	})
 	return n, wrapErr(s, err)
 }
 
@@ -571,24 +626,27 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query) ([]int64, error)
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
-	sq, err := s.plan(ctx, q)
-	if err != nil || sq.empty {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, sq.idsQuery(), sq.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+	err := s.snapshot(ctx, func(c *sql.Conn) error {
+		sq, err := s.plan(ctx, c, q)
+		if err != nil || sq.empty {
+			return err
 		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		rows, err := c.QueryContext(ctx, sq.idsQuery(), sq.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
@@ -599,11 +657,7 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResu
 		args[i] = id
 		pos[id] = i
 	}
-	column := "payload"
-	if withoutResults {
-		column = "head"
-	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, "+column+" FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -622,13 +676,13 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResu
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return decodeStored(docs, names, withoutResults)
+	return decodeAll(docs, names, withoutResults)
 }
 
-// decodeStored decodes stored payload documents in parallel (decoding is
+// decodeAll decodes stored payload documents in parallel (decoding is
 // most of a query's time); nil documents (gone since selected) are
 // skipped. The first error names its payload.
-func decodeStored(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
+func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
 	errs := make([]error, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/32))
@@ -641,8 +695,8 @@ func decodeStored(docs [][]byte, names []string, withoutResults bool) ([]*models
 				if docs[i] == nil {
 					continue
 				}
-				p := newStoredPayload(withoutResults)
-				if err := json.Unmarshal(docs[i], p); err != nil {
+				p, err := decodeStored(docs[i], withoutResults)
+				if err != nil {
 					errs[i] = fmt.Errorf("stored payload %s: %w", names[i], err)
 					continue
 				}
@@ -666,7 +720,7 @@ func decodeStored(docs [][]byte, names []string, withoutResults bool) ([]*models
 // explainQuery returns SQLite's plan of the ids query of q, one line per
 // step, for the tests proving that label queries search indices.
 func (s *sqliteStore) explainQuery(ctx context.Context, q Query) ([]string, error) {
-	sq, err := s.plan(ctx, q)
+	sq, err := s.plan(ctx, s.db, q)
 	if err != nil {
 		return nil, err
 	}

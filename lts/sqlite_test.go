@@ -283,8 +283,8 @@ func TestSQLiteSchemaVersion(t *testing.T) {
 	defer db.Close()
 	var version int
 	var mode string
-	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != 1 {
-		t.Errorf("user_version = %d, %v; want 1", version, err)
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(lts.SQLiteMigrations) {
+		t.Errorf("user_version = %d, %v; want %d", version, err, len(lts.SQLiteMigrations))
 	}
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
@@ -318,5 +318,37 @@ func TestSQLiteSchemaVersion(t *testing.T) {
 	_, err = lts.Open(context.Background(), "sqlite:"+other, lts.StoreOptions{})
 	if exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "not a seshat store") {
 		t.Errorf("foreign database: %v", err)
+	}
+}
+
+func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
+	t.Parallel()
+	// A label every payload shares filters nothing: no probe for it. The
+	// series query has one label that varies (matrix_size) and 12 shared.
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ps := ltstest.Payloads(50, ltstest.Options{Series: 5, Seed: 6})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := lts.ExplainSQLite(context.Background(), s, ltstest.SeriesQuery(ps[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.Join(plan, "\n"), "EXISTS"); n != 0 {
+		t.Errorf("%d probes for labels every payload has:\n%s", n, strings.Join(plan, "\n"))
+	}
+	// Once one payload differs, its label is probed again.
+	other := ltstest.Payloads(1, ltstest.Options{Seed: 60})
+	other[0].Metadata.Labels["dtype"] = "float64"
+	if _, err := s.Put(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	q := ltstest.SeriesQuery(ps[0])
+	if got := collect(t, s, q); len(got) != 10 {
+		t.Errorf("series of size %s: %d payloads, want 10 (not the float64 one)", q.Labels["matrix_size"], len(got))
+	}
+	plan, _ = lts.ExplainSQLite(context.Background(), s, q)
+	if n := strings.Count(strings.Join(plan, "\n"), "EXISTS"); n != 1 {
+		t.Errorf("%d probes, want one (dtype):\n%s", n, strings.Join(plan, "\n"))
 	}
 }

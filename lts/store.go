@@ -40,14 +40,25 @@ type Store interface {
 	Close() error
 }
 
-// newStoredPayload is a payload to decode a stored one into: its results
-// are kept as raw JSON, decoding them into generic values would cost most
-// of a query's time. Without results they stay nil.
-func newStoredPayload(withoutResults bool) *models.Payload {
+// decodeStored decodes a stored payload. Its results are kept as raw JSON:
+// decoding them into generic values would cost most of a query's time.
+// Without results they are skipped, not even copied.
+func decodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
 	if withoutResults {
-		return &models.Payload{}
+		var head struct {
+			Metadata models.Metadata            `json:"metadata"`
+			KPIs     map[string]models.KPIValue `json:"kpis"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, err
+		}
+		return &models.Payload{Metadata: head.Metadata, KPIs: head.KPIs}, nil
 	}
-	return &models.Payload{Results: &json.RawMessage{}}
+	p := &models.Payload{Results: &json.RawMessage{}}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Query selects payloads by label values and time.

@@ -109,6 +109,7 @@ func verbs(g *globals) []*cobra.Command {
 		newRunCmd(g),
 		newPICmd(g),
 		newVisualizeCmd(g),
+		newRegressionCmd(g),
 	}
 }
 

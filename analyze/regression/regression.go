@@ -1,0 +1,759 @@
+package regression
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// StatusAcknowledged is the status of a regression (or improvement) an
+// ack covers: reported, never failing.
+const StatusAcknowledged analyze.Status = "acknowledged"
+
+// Run is one current run: a payload of the parse (or of an LTS file).
+type Run struct {
+	// Path names the run in messages: its entry path, or file[index].
+	Path     string
+	TestUUID string
+	Workload string
+	Start    time.Time
+	// Labels are nil when the run has no payload: it is not analysed.
+	Labels map[string]string
+	KPIs   map[string]models.KPIValue
+	// Problems say why the run has no payload or lacks KPIs (the warnings
+	// of its payload's assembly): the reason of a not-analyzed status.
+	Problems []string
+}
+
+// Record is one stored run as history reads it. Its maps may be shared
+// with other records: Analyze only reads them.
+type Record struct {
+	TestUUID string
+	Time     time.Time
+	Labels   map[string]string
+	Values   map[string]float64
+}
+
+// History yields the stored records whose labels match every label given
+// (each one of its values), ordered by time then test_uuid. It may yield
+// records with more labels: Analyze keeps those of the same series key.
+type History func(ctx context.Context, labels map[string][]string) iter.Seq2[Record, error]
+
+// DefaultBatchValues bounds the values of the varying label in one history
+// query.
+const DefaultBatchValues = 500
+
+// Options configure Analyze.
+type Options struct {
+	Method analyze.Method
+	// Keys returns the keys of a workload; nil means no keys.
+	Keys func(workload string) Keys
+	// Definition returns a workload's KPI definition (display format,
+	// ignored for regression); nil or false when unknown.
+	Definition func(workload, kpi string) (kpi.Definition, bool)
+	// KPIFilter keeps the KPIs whose name contains it.
+	KPIFilter string
+	Acks      []Ack
+	// FailOnRegression and FailOnImprovement decide which unacknowledged
+	// statuses fail.
+	FailOnRegression, FailOnImprovement bool
+	// BatchValues bounds the values of the one varying label of a history
+	// query (DefaultBatchValues when 0); 1 asks once per series.
+	BatchValues int
+}
+
+// Report is the outcome of an analysis.
+type Report struct {
+	Method string
+	// Entries in report order (workload, sorting keys, other labels,
+	// comparison value), numbered from 1.
+	Entries []*Entry
+	// Skipped are the current runs matched by ignored_entries.
+	Skipped []string
+	// Variables are the series labels whose values differ between entries,
+	// sorting keys first: they name the entries. Fixed are those with one
+	// value throughout.
+	Variables []string
+	Fixed     map[string]string
+	// Keys are the keys each workload met was analysed with.
+	Keys map[string]Keys
+	// IgnoredKPIs were left out: their definition says ignored for
+	// regression.
+	IgnoredKPIs []string
+	History     HistoryStats
+	// UnusedAcks matched no regression or improvement: candidates for
+	// removal from the ack file.
+	UnusedAcks []Ack
+	Summary    Summary
+}
+
+// HistoryStats describe what history was read.
+type HistoryStats struct {
+	// Queries sent to the store, for Series distinct series keys.
+	Queries, Series int
+	// Records kept in some series; Excluded were current runs, Ignored
+	// matched ignored_entries, Other belonged to another series (more
+	// labels than the key asked).
+	Records, Excluded, Ignored, Other int
+	// First and Last bound the time of the records kept.
+	First, Last time.Time
+	// ComparisonValues is the number of distinct comparison values kept.
+	ComparisonValues int
+}
+
+// Summary counts the results, as matbench's regression summary does.
+type Summary struct {
+	// TotalPoints is the number of entry x KPI results.
+	TotalPoints  int `json:"total_points"`
+	Entries      int `json:"entries"`
+	KPIs         int `json:"kpis"`
+	OK           int `json:"ok"`
+	Regressions  int `json:"regressions"`
+	Improvements int `json:"improvements"`
+	NoHistory    int `json:"no_history"`
+	NotAnalyzed  int `json:"not_analyzed"`
+	Acknowledged int `json:"acknowledged"`
+	// Failing results make the analysis fail (exit 2).
+	Failing int `json:"failing"`
+}
+
+// Failed tells whether CI should fail.
+func (r *Report) Failed() bool { return r.Summary.Failing > 0 }
+
+// Entry is the current runs of one matrix point: one workload, series key
+// and comparison value (its repeats).
+type Entry struct {
+	ID int
+	// Name is the entry's Variables as label=value pairs, or its workload
+	// when nothing varies; the path of its run when it has no labels.
+	Name            string
+	Workload        string
+	Labels          map[string]string // the series key
+	Comparison      map[string]string
+	ComparisonValue string
+	Runs            []RunRef
+	Results         []*KPIResult
+
+	runs    []*Run
+	series  *series
+	seq     int // first appearance, for a stable order
+	noLabel bool
+}
+
+// RunRef names a current run of an entry.
+type RunRef struct {
+	Path     string
+	TestUUID string
+	Start    time.Time
+}
+
+// KPIResult is the analysis of one KPI of one entry.
+type KPIResult struct {
+	// KPI is empty for the one result of an entry without any KPI.
+	KPI       string
+	Unit      string
+	Direction analyze.Direction
+	// Status is the method's verdict, or acknowledged.
+	Status analyze.Status
+	Result analyze.Result
+	// Ack covers the result when Status is acknowledged.
+	Ack     *Ack
+	Failing bool
+	// History is the points the current one was judged against, oldest
+	// first; Current is the entry's point.
+	History []analyze.Point
+	Current analyze.Point
+	// Warnings are the method's and the entry's (runs without the KPI).
+	Warnings []analyze.Warning
+
+	def    kpi.Definition
+	hasDef bool
+}
+
+// Display formats a value of the KPI for people (the definition's format,
+// divisor and display unit when known).
+func (r *KPIResult) Display(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	if r.hasDef {
+		return r.def.Display(v)
+	}
+	return strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64) + " " + r.Unit)
+}
+
+// Reason is why the result has no verdict, else "".
+func (r *KPIResult) Reason() string { return r.Result.Reason }
+
+// series is the history of one series key.
+type series struct {
+	workload string
+	labels   map[string]string
+	key      string
+	records  []Record
+	cmpKey   []string // per record: canonical comparison labels
+	cmpValue []string // per record: the comparison value people read
+}
+
+// Analyze judges every current run against its history.
+func Analyze(ctx context.Context, runs []Run, history History, opts Options) (*Report, error) {
+	if opts.Method == nil {
+		return nil, errors.New("regression: no method")
+	}
+	a := &analysis{opts: opts, keys: map[string]Keys{}, rep: &Report{Method: opts.Method.Name(), Keys: map[string]Keys{}},
+		current: map[string]bool{}, series: map[string]*series{}, ackUsed: make([]bool, len(opts.Acks))}
+	a.group(runs)
+	if err := a.readHistory(ctx, history); err != nil {
+		return nil, err
+	}
+	for _, e := range a.entries {
+		a.evaluate(e)
+	}
+	a.finish()
+	return a.rep, nil
+}
+
+type analysis struct {
+	opts    Options
+	keys    map[string]Keys
+	rep     *Report
+	current map[string]bool // test_uuids of the current runs
+	entries []*Entry
+	series  map[string]*series
+	ackUsed []bool
+	ignored map[string]bool
+}
+
+func (a *analysis) keysOf(workload string) Keys {
+	k, ok := a.keys[workload]
+	if !ok {
+		if a.opts.Keys != nil {
+			k = a.opts.Keys(workload)
+		}
+		a.keys[workload] = k
+	}
+	return k
+}
+
+// group cuts the current runs into entries and their series.
+func (a *analysis) group(runs []Run) {
+	byID := map[string]*Entry{}
+	for i := range runs {
+		r := &runs[i]
+		if r.TestUUID != "" {
+			a.current[r.TestUUID] = true
+		}
+		var id string
+		var e *Entry
+		if r.Labels == nil {
+			id = "\x01" + r.Path
+			e = &Entry{Name: r.Path, Workload: r.Workload, noLabel: true}
+		} else {
+			k := a.keysOf(r.Workload)
+			a.rep.Keys[r.Workload] = k
+			if k.ignored(r.TestUUID, r.Labels) {
+				a.rep.Skipped = append(a.rep.Skipped, r.Path)
+				continue
+			}
+			labels, skey := k.seriesKey(r.Labels)
+			cmpLabels, cval := k.comparison(r.Labels)
+			skey = r.Workload + "\x02" + skey
+			id = skey + "\x01" + canonical(cmpLabels)
+			s := a.series[skey]
+			if s == nil {
+				s = &series{workload: r.Workload, labels: labels, key: skey}
+				a.series[skey] = s
+			}
+			e = &Entry{Workload: r.Workload, Labels: labels, Comparison: cmpLabels, ComparisonValue: cval, series: s}
+		}
+		if old, ok := byID[id]; ok {
+			e = old
+		} else {
+			e.seq = len(a.entries)
+			byID[id] = e
+			a.entries = append(a.entries, e)
+		}
+		e.runs = append(e.runs, r)
+		e.Runs = append(e.Runs, RunRef{Path: r.Path, TestUUID: r.TestUUID, Start: r.Start})
+	}
+}
+
+// readHistory asks for the records of every series. Series of one workload
+// with the same label names that differ in one label only are asked
+// together, that label matching any of their values: the same records as
+// one query per series, in far fewer round trips.
+func (a *analysis) readHistory(ctx context.Context, history History) error {
+	batch := a.opts.BatchValues
+	if batch <= 0 {
+		batch = DefaultBatchValues
+	}
+	a.rep.History.Series = len(a.series)
+	groups := map[string][]*series{}
+	for _, s := range a.series {
+		names := slices.Sorted(maps.Keys(s.labels))
+		g := s.workload + "\x02" + strings.Join(names, "\x00")
+		groups[g] = append(groups[g], s)
+	}
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		members := groups[g]
+		slices.SortFunc(members, func(x, y *series) int { return strings.Compare(x.key, y.key) })
+		vary := ""
+		if batch > 1 && len(members) > 1 {
+			vary = mostVaried(members)
+		}
+		// Sub-groups share every label but vary.
+		subs := map[string][]*series{}
+		for _, s := range members {
+			rest := maps.Clone(s.labels)
+			delete(rest, vary)
+			subs[canonical(rest)] = append(subs[canonical(rest)], s)
+		}
+		for _, sk := range slices.Sorted(maps.Keys(subs)) {
+			sub := subs[sk]
+			if vary == "" {
+				for _, s := range sub {
+					if err := a.query(ctx, history, s.workload, []*series{s}, "", nil); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			var values []string
+			for _, s := range sub {
+				values = append(values, s.labels[vary])
+			}
+			for chunk := range slices.Chunk(values, batch) {
+				if err := a.query(ctx, history, sub[0].workload, sub, vary, chunk); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// mostVaried returns the label with the most distinct values among the
+// series (all with the same label names), "" when none varies.
+func mostVaried(members []*series) string {
+	best, bestN := "", 1
+	for _, name := range slices.Sorted(maps.Keys(members[0].labels)) {
+		seen := map[string]bool{}
+		for _, s := range members {
+			seen[s.labels[name]] = true
+		}
+		if len(seen) > bestN {
+			best, bestN = name, len(seen)
+		}
+	}
+	return best
+}
+
+// query asks for the records of the series of sub: their common labels,
+// and vary among values when set.
+func (a *analysis) query(ctx context.Context, history History, workload string, sub []*series, vary string, values []string) error {
+	labels := map[string][]string{}
+	for k, v := range sub[0].labels {
+		if k != vary {
+			labels[k] = []string{v}
+		}
+	}
+	if vary != "" {
+		labels[vary] = values
+	}
+	byKey := make(map[string]*series, len(sub))
+	for _, s := range sub {
+		byKey[s.key] = s
+	}
+	keys := a.keysOf(workload)
+	a.rep.History.Queries++
+	for rec, err := range history(ctx, labels) {
+		if err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		switch {
+		case a.current[rec.TestUUID]:
+			a.rep.History.Excluded++
+			continue
+		case keys.ignored(rec.TestUUID, rec.Labels):
+			a.rep.History.Ignored++
+			continue
+		}
+		_, skey := keys.seriesKey(rec.Labels)
+		s := byKey[workload+"\x02"+skey]
+		if s == nil {
+			a.rep.History.Other++
+			continue
+		}
+		cmpLabels, cval := keys.comparison(rec.Labels)
+		s.records = append(s.records, rec)
+		s.cmpKey = append(s.cmpKey, canonical(cmpLabels))
+		s.cmpValue = append(s.cmpValue, cval)
+	}
+	return nil
+}
+
+// wanted tells whether a KPI is analysed, noting those ignored for
+// regression.
+func (a *analysis) wanted(workload, name string) bool {
+	if a.opts.KPIFilter != "" && !strings.Contains(name, a.opts.KPIFilter) {
+		return false
+	}
+	if def, ok := a.definition(workload, name); ok && def.IgnoredForRegression {
+		if a.ignored == nil {
+			a.ignored = map[string]bool{}
+		}
+		a.ignored[name] = true
+		return false
+	}
+	return true
+}
+
+func (a *analysis) definition(workload, name string) (kpi.Definition, bool) {
+	if a.opts.Definition == nil {
+		return kpi.Definition{}, false
+	}
+	return a.opts.Definition(workload, name)
+}
+
+// evaluate judges every KPI of an entry.
+func (a *analysis) evaluate(e *Entry) {
+	var problems []string
+	for _, r := range e.runs {
+		for _, p := range r.Problems {
+			problems = append(problems, r.Path+": "+p)
+		}
+	}
+	names := map[string]bool{}
+	anyKPI := false
+	for _, r := range e.runs {
+		for name := range r.KPIs {
+			anyKPI = true
+			if a.wanted(e.Workload, name) {
+				names[name] = true
+			}
+		}
+	}
+	if e.series != nil {
+		for _, rec := range e.series.records {
+			for name := range rec.Values {
+				anyKPI = true
+				if a.wanted(e.Workload, name) {
+					names[name] = true
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		if anyKPI {
+			return // every KPI filtered out: the entry is not reported
+		}
+		reason := "no KPI: " + strings.Join(problems, "; ")
+		if len(problems) == 0 {
+			reason = "the run(s) have no KPI value"
+		}
+		e.Results = []*KPIResult{{Status: analyze.StatusNotAnalyzed, Result: notAnalyzed(a.rep.Method, reason),
+			Current: analyze.Point{Value: math.NaN(), Label: e.ComparisonValue}}}
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		e.Results = append(e.Results, a.evaluateKPI(e, name, problems))
+	}
+}
+
+func notAnalyzed(method, reason string) analyze.Result {
+	nan := math.NaN()
+	return analyze.Result{Method: method, Status: analyze.StatusNotAnalyzed, Reason: reason,
+		Current: nan, Reference: nan, DeltaPercent: nan, PValue: nan, Score: nan, CILow: nan, CIHigh: nan}
+}
+
+func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIResult {
+	res := &KPIResult{KPI: name}
+	res.def, res.hasDef = a.definition(e.Workload, name)
+	var values []float64
+	var first time.Time
+	for _, r := range e.runs {
+		v, ok := r.KPIs[name]
+		if !ok {
+			continue
+		}
+		if len(values) == 0 {
+			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
+		}
+		values = append(values, v.Value)
+		if first.IsZero() || r.Start.Before(first) {
+			first = r.Start
+		}
+	}
+	if len(values) == 0 && res.hasDef {
+		res.Unit, res.Direction = res.def.Unit, analyze.DirectionOf(res.def.LowerBetter())
+	}
+	res.History = e.series.points(name)
+	if len(values) == 0 {
+		reason := "absent from the current run(s)"
+		if len(problems) > 0 {
+			reason += ": " + strings.Join(problems, "; ")
+		}
+		res.Status, res.Result = analyze.StatusNotAnalyzed, notAnalyzed(a.rep.Method, reason)
+		res.Current = analyze.Point{Value: math.NaN(), Label: e.ComparisonValue}
+		return res
+	}
+	res.Current = analyze.PointOf(values...)
+	res.Current.Label, res.Current.Time = e.ComparisonValue, first
+	res.Result = a.opts.Method.Evaluate(analyze.Input{History: res.History, Current: res.Current, Direction: res.Direction})
+	res.Status = res.Result.Status
+	res.Warnings = slices.Clone(res.Result.Warnings)
+	if n := len(e.runs); len(values) < n {
+		res.Warnings = append(res.Warnings, analyze.Warning{Kind: "runs-without-kpi",
+			Msg: fmt.Sprintf("%d of %d current runs have no value for this KPI", n-len(values), n)})
+	}
+	if res.Status == analyze.StatusRegression || res.Status == analyze.StatusImprovement {
+		for i, ack := range a.opts.Acks {
+			if ack.Matches(e, name) {
+				a.ackUsed[i] = true
+				res.Status, res.Ack = StatusAcknowledged, &a.opts.Acks[i]
+				break
+			}
+		}
+	}
+	res.Failing = (res.Status == analyze.StatusRegression && a.opts.FailOnRegression) ||
+		(res.Status == analyze.StatusImprovement && a.opts.FailOnImprovement)
+	return res
+}
+
+// points combines the series' records holding the KPI into one point per
+// comparison value: the median of its records, at the time of its earliest,
+// ordered by time (then comparison value).
+func (s *series) points(name string) []analyze.Point {
+	if s == nil {
+		return nil
+	}
+	type acc struct {
+		pt     analyze.Point
+		values []float64
+	}
+	var order []*acc
+	byKey := map[string]*acc{}
+	for i, rec := range s.records {
+		v, ok := rec.Values[name]
+		if !ok {
+			continue
+		}
+		g := byKey[s.cmpKey[i]]
+		if g == nil {
+			g = &acc{pt: analyze.Point{Label: s.cmpValue[i], Time: rec.Time}}
+			byKey[s.cmpKey[i]] = g
+			order = append(order, g)
+		}
+		if rec.Time.Before(g.pt.Time) {
+			g.pt.Time = rec.Time
+		}
+		g.values = append(g.values, v)
+	}
+	out := make([]analyze.Point, len(order))
+	for i, g := range order {
+		p := analyze.PointOf(g.values...)
+		p.Label, p.Time = g.pt.Label, g.pt.Time
+		out[i] = p
+	}
+	slices.SortStableFunc(out, func(x, y analyze.Point) int {
+		if c := x.Time.Compare(y.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Label, y.Label)
+	})
+	return out
+}
+
+// finish orders and names the entries, counts, and lists unused acks.
+func (a *analysis) finish() {
+	rep := a.rep
+	var sorting []string
+	for _, w := range slices.Sorted(maps.Keys(rep.Keys)) {
+		for _, k := range rep.Keys[w].SortingKeys {
+			if !slices.Contains(sorting, k) {
+				sorting = append(sorting, k)
+			}
+		}
+	}
+	values := map[string]map[string]bool{}
+	labelled := 0
+	for _, e := range a.entries {
+		if e.noLabel || len(e.Results) == 0 {
+			continue
+		}
+		labelled++
+		for k, v := range e.Labels {
+			if values[k] == nil {
+				values[k] = map[string]bool{}
+			}
+			values[k][v] = true
+		}
+	}
+	rep.Fixed = map[string]string{}
+	var variables []string
+	for k, vs := range values {
+		if len(vs) == 1 && countWith(a.entries, k) == labelled {
+			for v := range vs {
+				rep.Fixed[k] = v
+			}
+			continue
+		}
+		variables = append(variables, k)
+	}
+	slices.SortFunc(variables, func(x, y string) int {
+		ix, iy := slices.Index(sorting, x), slices.Index(sorting, y)
+		switch {
+		case ix >= 0 && iy >= 0:
+			return cmp.Compare(ix, iy)
+		case ix >= 0:
+			return -1
+		case iy >= 0:
+			return 1
+		}
+		return strings.Compare(x, y)
+	})
+	rep.Variables = variables
+	kept := a.entries[:0]
+	for _, e := range a.entries {
+		if len(e.Results) == 0 {
+			continue
+		}
+		if !e.noLabel {
+			var parts []string
+			for _, k := range variables {
+				if v, ok := e.Labels[k]; ok {
+					parts = append(parts, k+"="+v)
+				}
+			}
+			e.Name = strings.Join(parts, " ")
+			if e.Name == "" {
+				e.Name = e.Workload
+			}
+		}
+		kept = append(kept, e)
+	}
+	slices.SortStableFunc(kept, func(x, y *Entry) int { return compareEntries(x, y, variables) })
+	rep.Entries = kept
+	kpis := map[string]bool{}
+	var cmpValues = map[string]bool{}
+	for i, e := range kept {
+		e.ID = i + 1
+		for _, r := range e.Results {
+			a.count(r)
+			if r.KPI != "" {
+				kpis[r.KPI] = true
+			}
+		}
+	}
+	for _, s := range a.series {
+		rep.History.Records += len(s.records)
+		for i, rec := range s.records {
+			cmpValues[s.workload+"\x02"+s.cmpKey[i]] = true
+			if rep.History.First.IsZero() || rec.Time.Before(rep.History.First) {
+				rep.History.First = rec.Time
+			}
+			if rec.Time.After(rep.History.Last) {
+				rep.History.Last = rec.Time
+			}
+		}
+	}
+	rep.History.ComparisonValues = len(cmpValues)
+	rep.Summary.Entries, rep.Summary.KPIs = len(kept), len(kpis)
+	rep.IgnoredKPIs = slices.Sorted(maps.Keys(a.ignored))
+	for i, used := range a.ackUsed {
+		if !used {
+			rep.UnusedAcks = append(rep.UnusedAcks, a.opts.Acks[i])
+		}
+	}
+}
+
+func countWith(entries []*Entry, label string) int {
+	n := 0
+	for _, e := range entries {
+		if _, ok := e.Labels[label]; ok && !e.noLabel && len(e.Results) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *analysis) count(r *KPIResult) {
+	s := &a.rep.Summary
+	s.TotalPoints++
+	switch r.Status {
+	case analyze.StatusOK:
+		s.OK++
+	case analyze.StatusRegression:
+		s.Regressions++
+	case analyze.StatusImprovement:
+		s.Improvements++
+	case analyze.StatusNoHistory:
+		s.NoHistory++
+	case analyze.StatusNotAnalyzed:
+		s.NotAnalyzed++
+	case StatusAcknowledged:
+		s.Acknowledged++
+	}
+	if r.Failing {
+		s.Failing++
+	}
+}
+
+// compareEntries orders entries by workload, then the variables (numbers
+// as numbers, an absent label first), then comparison value; entries
+// without labels last, by path.
+func compareEntries(x, y *Entry, variables []string) int {
+	if x.noLabel != y.noLabel {
+		if x.noLabel {
+			return 1
+		}
+		return -1
+	}
+	if c := strings.Compare(x.Workload, y.Workload); c != 0 {
+		return c
+	}
+	for _, k := range variables {
+		vx, okx := x.Labels[k]
+		vy, oky := y.Labels[k]
+		if okx != oky {
+			if !okx {
+				return -1
+			}
+			return 1
+		}
+		if c := compareValues(vx, vy); c != 0 {
+			return c
+		}
+	}
+	if c := compareValues(x.ComparisonValue, y.ComparisonValue); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.Name, y.Name); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.seq, y.seq)
+}
+
+// compareValues compares label values as numbers when both are.
+func compareValues(x, y string) int {
+	fx, errx := strconv.ParseFloat(x, 64)
+	fy, erry := strconv.ParseFloat(y, 64)
+	if errx == nil && erry == nil {
+		if c := cmp.Compare(fx, fy); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(x, y)
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/regression"
+)
+
+// MaxMarkdownRows bounds the tables of summary.md: a CI step summary is
+// read on a page, and GitHub refuses one over 1 MiB.
+const MaxMarkdownRows = 50
+
+var statusMark = map[analyze.Status]string{
+	analyze.StatusOK:              "✅",
+	analyze.StatusRegression:      "🔴",
+	analyze.StatusImprovement:     "🟢",
+	regression.StatusAcknowledged: "🟠",
+	analyze.StatusNoHistory:       "⚪",
+	analyze.StatusNotAnalyzed:     "⚪",
+}
+
+// cell escapes a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// WriteMarkdown writes summary.md, suitable for a CI step summary
+// ($GITHUB_STEP_SUMMARY): the verdict, the counts, the findings, and what
+// could not be analysed, each table capped at MaxMarkdownRows rows.
+func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
+	var b strings.Builder
+	s := rep.Summary
+	mark := "✅"
+	if rep.Failed() {
+		mark = "❌"
+	}
+	fmt.Fprintf(&b, "## %s Seshat regression analysis\n\n", mark)
+	fmt.Fprintf(&b, "**%s**\n\n", cell(verdict(rep)))
+	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | no history | not analysed |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
+		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.NoHistory, s.NotAnalyzed)
+	fmt.Fprintf(&b, "Method `%s` (%s); history from `%s`.\n", rep.Method, info.Params, info.History)
+
+	var findings, skipped []row
+	for _, e := range rep.Entries {
+		for _, r := range e.Results {
+			switch {
+			case isFinding(r):
+				findings = append(findings, row{e, r})
+			case r.Status == analyze.StatusNotAnalyzed:
+				skipped = append(skipped, row{e, r})
+			}
+		}
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(&b, "\n### Findings (%d)\n\n", len(findings))
+		b.WriteString("| status | # | entry | comparison | KPI | current | reference | delta | statistic | note |\n")
+		b.WriteString("|---|---:|---|---|---|---:|---:|---:|---:|---|\n")
+		for i, f := range findings {
+			if i == MaxMarkdownRows {
+				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(findings)-i)
+				break
+			}
+			e, r := f.e, f.r
+			fmt.Fprintf(&b, "| %s %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, e.ID,
+				cell(e.Name), cell(comparison(e)), cell(kpiName(r)), cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)),
+				delta(r.Result.DeltaPercent), statistic(r.Result), cell(note(r)))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "\n### Not analysed (%d)\n\n", len(skipped))
+		b.WriteString("| # | entry | KPI | reason |\n|---:|---|---|---|\n")
+		for i, f := range skipped {
+			if i == MaxMarkdownRows {
+				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(skipped)-i)
+				break
+			}
+			e, r := f.e, f.r
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)), cell(r.Result.Reason))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// row is one entry x KPI.
+type row struct {
+	e *regression.Entry
+	r *regression.KPIResult
+}

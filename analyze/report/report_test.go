@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/regression"
+)
+
+// synthetic builds a report of n entries, each with one rate KPI of the
+// given status.
+func synthetic(n int, status analyze.Status) *regression.Report {
+	rep := &regression.Report{Method: "edivisive", Keys: map[string]regression.Keys{}}
+	for i := range n {
+		r := &regression.KPIResult{KPI: "rate|gflops", Unit: "GFLOPS", Direction: analyze.HigherIsBetter, Status: status,
+			Result: analyze.Result{Method: "edivisive", Status: status, Reference: 100, DeltaPercent: -10, PValue: 1e-6,
+				Score: 0.1, CILow: math.NaN(), CIHigh: math.NaN(), Details: "a <b> & c"},
+			Current: analyze.Point{Value: 90, Label: "v2"},
+			History: []analyze.Point{{Value: 100, Label: "v0", Time: time.Unix(0, 0)}, {Value: 101, Label: "v1", Time: time.Unix(3600, 0)}}}
+		r.Failing = status == analyze.StatusRegression
+		e := &regression.Entry{ID: i + 1, Name: fmt.Sprintf("size=%d", i), Workload: "pi", ComparisonValue: "v2",
+			Labels: map[string]string{"size": fmt.Sprint(i)}, Results: []*regression.KPIResult{r}}
+		rep.Entries = append(rep.Entries, e)
+		rep.Summary.TotalPoints++
+		if r.Failing {
+			rep.Summary.Regressions++
+			rep.Summary.Failing++
+		}
+	}
+	rep.Summary.Entries, rep.Summary.KPIs = n, 1
+	return rep
+}
+
+func TestMarkdownCapsAndEscapes(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, synthetic(MaxMarkdownRows+7, analyze.StatusRegression), Info{}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if n := strings.Count(md, "| 🔴 regression |"); n != MaxMarkdownRows {
+		t.Errorf("%d rows, want %d", n, MaxMarkdownRows)
+	}
+	if !strings.Contains(md, "… and 7 more in regression_report.html") || !strings.Contains(md, `rate\|gflops`) {
+		t.Errorf("no cap note or unescaped pipe:\n%s", md)
+	}
+}
+
+func TestJUnitIsValidXML(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, synthetic(3, analyze.StatusRegression), Info{History: "sqlite:x"}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	c := doc.Suites[0].Cases[0]
+	if doc.Tests != 3 || doc.Failures != 3 || c.Name != "rate|gflops" || c.Failure.Text != "a <b> & c" ||
+		c.Failure.Message != "regression: 90 GFLOPS -10.0% against 100 GFLOPS (p=1e-06)" {
+		t.Errorf("%+v", doc)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	t.Parallel()
+	r := synthetic(1, analyze.StatusRegression).Entries[0].Results[0]
+	s := newSparkline(r)
+	// 100 and 101 then the current 90: the lowest value at the bottom.
+	if s.Line != "3.0,4.8 60.0,3.0" || s.CX != "117.0" || s.CY != "23.0" || s.Color != "#c62828" {
+		t.Errorf("%+v", s)
+	}
+	r.History, r.Current.Value = nil, math.NaN()
+	if !newSparkline(r).Empty {
+		t.Error("nothing to draw is not empty")
+	}
+}
+
+// TestHTMLIsDeterministic: the same report, the same bytes; the details
+// are escaped.
+func TestHTMLIsDeterministic(t *testing.T) {
+	t.Parallel()
+	rep := synthetic(4, analyze.StatusRegression)
+	var a, b bytes.Buffer
+	if err := WriteHTML(&a, rep, Info{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&b, rep, Info{}); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Error("two renderings differ")
+	}
+	if strings.Contains(a.String(), "a <b> & c") || !strings.Contains(a.String(), "a &lt;b&gt; &amp; c") {
+		t.Error("details not escaped")
+	}
+	if figs := Figures(rep); len(figs) != 4 || figs[0].Path != "regression_plots/entry-1-rate_gflops.svg" {
+		t.Errorf("figures %v", figs)
+	}
+	var svg bytes.Buffer
+	if err := Figures(rep)[0].Write(&svg); err != nil || !strings.Contains(svg.String(), "<svg") {
+		t.Errorf("figure: %v", err)
+	}
+}

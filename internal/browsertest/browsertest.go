@@ -1,0 +1,311 @@
+// Package browsertest opens HTML pages in headless Chromium for tests, the
+// way a person would open a report: it checks that every resource the page
+// references is there and decodes, and that the page does not render blank.
+// Tests using it skip, saying why, when Chromium is not installed (.ci/run
+// installs the Debian chromium package, so CI always runs them).
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/gif"  // decoders of the images a page may reference
+	_ "image/jpeg" //
+	"image/png"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Binary is the Chromium the tests run (Debian's package).
+const Binary = "/usr/bin/chromium"
+
+// Window is the size of the screenshot's viewport.
+const Window = "1280,1600"
+
+// timeout guards against a Chromium that hangs; it is not a timing
+// assertion.
+const timeout = 3 * time.Minute
+
+// Chromium returns the Chromium binary, or skips the test when it is not
+// installed.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if _, err := os.Stat(Binary); err != nil {
+		t.Skipf("Chromium not installed (%v): apt-get install -y chromium to check HTML reports in a browser", err)
+	}
+	return Binary
+}
+
+// Page is an HTML file as headless Chromium rendered it.
+type Page struct {
+	// Path is the HTML file.
+	Path string
+	// DOM is the document after rendering (--dump-dom).
+	DOM string
+	// Screenshot is the rendered viewport (--screenshot), kept in
+	// ScreenshotPath.
+	Screenshot     image.Image
+	ScreenshotPath string
+}
+
+// Open renders the HTML file at path twice in headless Chromium, for its
+// DOM and a screenshot, with a fresh profile and no network chatter.
+func Open(t testing.TB, path string) *Page {
+	t.Helper()
+	bin := Chromium(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := (&url.URL{Scheme: "file", Path: abs}).String()
+	tmp := t.TempDir()
+	p := &Page{Path: abs, ScreenshotPath: filepath.Join(tmp, "screenshot.png")}
+	p.DOM = run(t, bin, filepath.Join(tmp, "profile-dom"), "--dump-dom", u)
+	run(t, bin, filepath.Join(tmp, "profile-shot"), "--screenshot="+p.ScreenshotPath, "--window-size="+Window, "--hide-scrollbars", u)
+	f, err := os.Open(p.ScreenshotPath)
+	if err != nil {
+		t.Fatalf("chromium wrote no screenshot: %v", err)
+	}
+	defer f.Close()
+	if p.Screenshot, err = png.Decode(f); err != nil {
+		t.Fatalf("screenshot %s: %v", p.ScreenshotPath, err)
+	}
+	if dir := os.Getenv("SESHAT_BROWSERTEST_KEEP"); dir != "" {
+		// For a person to look at: SESHAT_BROWSERTEST_KEEP=/tmp/shots go test ...
+		keep := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+".png")
+		if data, err := os.ReadFile(p.ScreenshotPath); err == nil {
+			_ = os.MkdirAll(dir, 0o755)
+			_ = os.WriteFile(keep, data, 0o644)
+			t.Logf("screenshot kept in %s", keep)
+		}
+	}
+	return p
+}
+
+// run runs Chromium headless on one page and returns its stdout.
+func run(t testing.TB, bin, profile string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + profile}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 2000))
+	}
+	return stdout.String()
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// Resource is a URL the page references, with the element and attribute
+// naming it.
+type Resource struct {
+	Element, Attr, URL string
+}
+
+// Resources lists the URLs the DOM references: img src, link href, script
+// src, source src/srcset, object data, iframe src, and a href.
+func Resources(dom string) ([]Resource, error) {
+	d := xml.NewDecoder(strings.NewReader(dom))
+	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
+	var out []Resource
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		name := strings.ToLower(se.Name.Local)
+		for _, a := range se.Attr {
+			attr := strings.ToLower(a.Name.Local)
+			switch {
+			case attr == "src" && (name == "img" || name == "script" || name == "source" || name == "iframe" || name == "embed"),
+				attr == "href" && (name == "link" || name == "a"),
+				attr == "data" && name == "object":
+				out = append(out, Resource{Element: name, Attr: attr, URL: strings.TrimSpace(a.Value)})
+			}
+		}
+	}
+}
+
+// CheckResources fails the test for every resource of the page that is
+// missing or does not decode: local files must exist (images must decode
+// as PNG, JPEG, GIF or SVG), data: URLs must decode, and nothing may come
+// from the network (a report is read offline, in CI artifacts). Links to
+// anchors of the page are not resources.
+func CheckResources(t testing.TB, p *Page) {
+	t.Helper()
+	for _, err := range Problems(p) {
+		t.Error(err)
+	}
+}
+
+// Problems lists what CheckResources reports, one error per resource.
+func Problems(p *Page) []error {
+	var out []error
+	res, err := Resources(p.DOM)
+	if err != nil {
+		out = append(out, fmt.Errorf("%s: the rendered DOM does not parse: %w", p.Path, err))
+	}
+	for _, r := range res {
+		if err := checkResource(filepath.Dir(p.Path), r); err != nil {
+			out = append(out, fmt.Errorf("%s: <%s %s=%q>: %w", p.Path, r.Element, r.Attr, r.URL, err))
+		}
+	}
+	return out
+}
+
+func checkResource(dir string, r Resource) error {
+	if r.URL == "" {
+		return errors.New("empty URL")
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return err
+	}
+	switch u.Scheme {
+	case "":
+		if u.Path == "" {
+			return nil // #anchor
+		}
+		return checkFile(filepath.Join(dir, filepath.FromSlash(u.Path)), r.Element)
+	case "file":
+		return checkFile(u.Path, r.Element)
+	case "data":
+		return checkData(r.URL, r.Element)
+	case "mailto":
+		return nil
+	}
+	return fmt.Errorf("a %s resource: the page must not need the network", u.Scheme)
+}
+
+func checkFile(path, element string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if element != "img" {
+		return nil
+	}
+	return decodeImage(filepath.Ext(path), data)
+}
+
+// checkData decodes a data: URL (base64 or percent-encoded).
+func checkData(raw, element string) error {
+	meta, payload, ok := strings.Cut(strings.TrimPrefix(raw, "data:"), ",")
+	if !ok {
+		return errors.New("data URL without a comma")
+	}
+	var data []byte
+	var err error
+	if strings.HasSuffix(meta, ";base64") {
+		data, err = base64.StdEncoding.DecodeString(payload)
+	} else {
+		var s string
+		s, err = url.PathUnescape(payload)
+		data = []byte(s)
+	}
+	if err != nil {
+		return fmt.Errorf("data URL: %w", err)
+	}
+	if element != "img" {
+		return nil
+	}
+	ext := map[string]string{"image/svg+xml": ".svg", "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif"}[strings.Split(meta, ";")[0]]
+	return decodeImage(ext, data)
+}
+
+// decodeImage decodes an image by its extension: SVG must be well-formed
+// XML with an <svg> root, the others must decode as raster images.
+func decodeImage(ext string, data []byte) error {
+	if strings.EqualFold(ext, ".svg") {
+		d := xml.NewDecoder(bytes.NewReader(data))
+		root := ""
+		for {
+			tok, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("SVG: %w", err)
+			}
+			if se, ok := tok.(xml.StartElement); ok && root == "" {
+				root = se.Name.Local
+			}
+		}
+		if root != "svg" {
+			return fmt.Errorf("SVG: root element is %q", root)
+		}
+		return nil
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if b := img.Bounds(); b.Dx() == 0 || b.Dy() == 0 {
+		return errors.New("empty image")
+	}
+	return nil
+}
+
+// NonWhite counts the pixels of img that are not (nearly) white.
+func NonWhite(img image.Image) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// CheckNotBlank fails unless at least minFraction of the screenshot's
+// pixels are not white: a page whose styles or content failed renders
+// (nearly) white.
+func CheckNotBlank(t testing.TB, p *Page, minFraction float64) {
+	t.Helper()
+	b := p.Screenshot.Bounds()
+	total := b.Dx() * b.Dy()
+	if n := NonWhite(p.Screenshot); float64(n) < minFraction*float64(total) {
+		t.Errorf("%s renders blank: %d of %d pixels are not white (want %.1f%%); screenshot %s",
+			p.Path, n, total, 100*minFraction, p.ScreenshotPath)
+	}
+}
+
+// Check opens the page and runs every check: resources and not blank.
+func Check(t testing.TB, path string) *Page {
+	t.Helper()
+	p := Open(t, path)
+	CheckResources(t, p)
+	CheckNotBlank(t, p, 0.01)
+	return p
+}

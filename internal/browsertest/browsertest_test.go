@@ -1,0 +1,90 @@
+package browsertest_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seshat-bench/seshat/internal/browsertest"
+)
+
+func pngBytes(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	img.Set(1, 1, color.Black)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestProblems: each kind of broken reference is named; good ones pass.
+func TestProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "fig/ok.svg", `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>`)
+	write(t, dir, "fig/broken.svg", `<svg><g></svg>`)
+	write(t, dir, "fig/ok.png", string(pngBytes(t)))
+	write(t, dir, "fig/fake.png", "not a png")
+	write(t, dir, "style.css", "body{}")
+	data := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBytes(t))
+	dom := `<html><head><link rel="stylesheet" href="style.css"><link rel="icon" href="https://example.invalid/i.png"></head><body>
+<img src="fig/ok.svg"><img src="fig/ok.png"><img src="` + data + `"><a href="#top">top</a><br>
+<img src="fig/broken.svg"><img src="fig/fake.png"><img src="fig/missing.svg"><img src="data:image/png;base64,AAAA"><a href="other.html">x</a>
+</body></html>`
+	p := &browsertest.Page{Path: filepath.Join(dir, "index.html"), DOM: dom}
+	var got []string
+	for _, err := range browsertest.Problems(p) {
+		got = append(got, err.Error())
+	}
+	want := []string{"https://example.invalid/i.png\">: a https resource", "fig/broken.svg\">: SVG", "fig/fake.png\">: image: unknown format",
+		"fig/missing.svg\">: open", "base64,AAAA\">: image: unknown format", "other.html\">: open"}
+	if len(got) != len(want) {
+		t.Fatalf("%d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.Contains(got[i], want[i]) {
+			t.Errorf("problem %d: %s\nwant it to contain %s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestOpenRendersPage: a page with an image renders, not blank, with its
+// resources; a white page is blank.
+func TestOpenRendersPage(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	write(t, dir, "dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="#c62828"/></svg>`)
+	page := write(t, dir, "index.html", `<!DOCTYPE html><html><body style="background:#fff"><h1>Report</h1><img src="dot.svg" alt="dot"></body></html>`)
+	p := browsertest.Check(t, page)
+	if !strings.Contains(p.DOM, `<img src="dot.svg"`) {
+		t.Errorf("DOM:\n%s", p.DOM)
+	}
+	if n := browsertest.NonWhite(p.Screenshot); n < 200*200 {
+		t.Errorf("%d non-white pixels, want the 200x200 red square at least", n)
+	}
+	blank := write(t, dir, "blank.html", `<!DOCTYPE html><html><body></body></html>`)
+	if n := browsertest.NonWhite(browsertest.Open(t, blank).Screenshot); n != 0 {
+		t.Errorf("a blank page has %d non-white pixels", n)
+	}
+}

@@ -1,0 +1,428 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"time"
+
+	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/analyze/report"
+	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// DefaultRegressionReportDir is where `seshat regression` writes its
+// reports unless told otherwise.
+const DefaultRegressionReportDir = "regression-report"
+
+// The files of a regression report directory.
+const (
+	RegressionHTML     = "regression_report.html"
+	RegressionSummary  = "regression_summary.json"
+	RegressionJUnit    = "junit.xml"
+	RegressionMarkdown = "summary.md"
+)
+
+// RegressionOptions are the options of `seshat regression`.
+type RegressionOptions struct {
+	// ResultsDir is parsed (cached) for the current runs; LTSFile is an LTS
+	// file (`parse --output-lts`) of current runs. One of them at least;
+	// with both, their runs are analysed together (a run in both once).
+	ResultsDir, LTSFile string
+	Workload, Filters   string
+	NoCache             bool
+	// History is the store's URL; lts.DefaultStoreURL when empty.
+	History string
+	Method  string
+	Params  analyze.Params
+	// The keys override the workload's defaults when not nil (an empty,
+	// non-nil list overrides with none).
+	ComparisonKeys, IgnoredKeys, SortingKeys, IgnoredEntries []string
+	// Ack is an ack file of known regressions.
+	Ack       string
+	ReportDir string
+	KPIFilter string
+	// FailOnRegression and FailOnImprovement decide the exit status 2.
+	FailOnRegression, FailOnImprovement bool
+	// Disabled (regression_analyses.enabled: false) skips the analysis.
+	Disabled bool
+	// BatchValues bounds one history query (see regression.Options); 1
+	// asks once per series.
+	BatchValues int
+}
+
+// Regression runs `seshat regression`: current runs from a parse or an LTS
+// file, history from the store, every entry x KPI judged by the method,
+// the reports written to the report directory and the table to stdout.
+// Exit status: 2 for an unacknowledged regression (when failing on them),
+// 3 when there is no current entry, 4 for bad options or ack file, 1 for
+// other errors.
+func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
+	if opts.Disabled {
+		fmt.Fprintln(env.Stderr, "regression: disabled by regression_analyses.enabled in the config file; nothing analysed")
+		return nil
+	}
+	if opts.ResultsDir == "" && opts.LTSFile == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir or --lts is required: where are the current runs?")
+	}
+	methodName := opts.Method
+	if methodName == "" {
+		methodName = analyze.DefaultMethod
+	}
+	method, err := analyze.New(methodName, opts.Params)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidInput, "--method: %w", err)
+	}
+	var acks []regression.Ack
+	if opts.Ack != "" {
+		if acks, err = readAckFile(opts.Ack); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	runs, current, err := currentRuns(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	env.logger().Debug("regression: current runs read", "runs", len(runs), "took", time.Since(start))
+	if len(runs) == 0 {
+		return exitcode.Errorf(exitcode.NoData, "no current runs in %s", current)
+	}
+	keys, err := regressionKeys(opts, runs)
+	if err != nil {
+		return err
+	}
+	storeURL := opts.History
+	if storeURL == "" {
+		storeURL = lts.DefaultStoreURL
+	}
+	s, err := openRegressionHistory(ctx, env, storeURL)
+	if err != nil {
+		return fmt.Errorf("--history: %w", err)
+	}
+	if s != nil {
+		defer s.Close()
+	}
+	rep, err := regression.Analyze(ctx, runs, historyOf(s), regression.Options{
+		Method: method, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
+		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
+		BatchValues: opts.BatchValues,
+	})
+	if err != nil {
+		return err
+	}
+	env.logger().Debug("regression: analysed", "series", rep.History.Series, "queries", rep.History.Queries,
+		"records", rep.History.Records, "took", time.Since(start))
+	for _, a := range rep.UnusedAcks {
+		env.logger().Warn("ack " + a.String() + " matched no regression or improvement")
+	}
+	info := report.Info{Current: current, History: lts.Redact(storeURL), Params: paramsText(methodName, opts.Params),
+		AckFile: opts.Ack, KPIFilter: opts.KPIFilter, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement}
+	dir := opts.ReportDir
+	if dir == "" {
+		dir = DefaultRegressionReportDir
+	}
+	if err := writeRegressionReports(dir, rep, info); err != nil {
+		return err
+	}
+	env.logger().Debug("regression: reports written", "dir", dir, "took", time.Since(start))
+	if err := report.WriteText(env.Stdout, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
+	return regressionStatus(rep)
+}
+
+// regressionStatus is the exit status of an analysis as an error.
+func regressionStatus(rep *regression.Report) error {
+	if rep.Summary.Entries == 0 {
+		return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
+	}
+	if !rep.Failed() {
+		return nil
+	}
+	var names []string
+	for _, e := range rep.Entries {
+		for _, r := range e.Results {
+			if !r.Failing {
+				continue
+			}
+			at := ""
+			if e.ComparisonValue != "" {
+				at = " @ " + e.ComparisonValue
+			}
+			names = append(names, fmt.Sprintf("%s %s of #%d %s%s (%+.1f%%)", r.KPI, r.Status, e.ID, e.Name, at, r.Result.DeltaPercent))
+		}
+	}
+	shown := names
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
+	}
+	return exitcode.Errorf(exitcode.RegressionFound, "%d unacknowledged finding(s) fail the analysis: %s", len(names), strings.Join(shown, "; "))
+}
+
+// ackFileLimit bounds the ack file read whole.
+const ackFileLimit = 4 << 20
+
+func readAckFile(path string) ([]regression.Ack, error) {
+	data, err := parsers.ReadLimited(path, ackFileLimit)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ack: %w", err)
+		}
+		return nil, fmt.Errorf("--ack: %w", err)
+	}
+	acks, err := regression.ReadAcks(path, data)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--ack: %w", err)
+	}
+	return acks, nil
+}
+
+// currentRuns reads the current runs: the payloads of one lenient parse
+// (incomplete entries included, to be reported), and of the LTS file. It
+// also says where they came from.
+func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regression.Run, string, error) {
+	var runs []regression.Run
+	var from []string
+	seen := map[string]bool{}
+	add := func(r regression.Run) {
+		if r.TestUUID != "" {
+			if seen[r.TestUUID] {
+				return
+			}
+			seen[r.TestUUID] = true
+		}
+		runs = append(runs, r)
+	}
+	if opts.ResultsDir != "" {
+		m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+		if err != nil {
+			return nil, "", err
+		}
+		from = append(from, "results directory "+opts.ResultsDir)
+		for _, r := range buildPayloads(env, m) {
+			add(runOf(r))
+		}
+		for _, e := range m.Entries {
+			if !e.Complete {
+				problems := []string{"incomplete run, not parsed"}
+				if len(e.Warnings) > 0 {
+					problems = e.Warnings
+				}
+				add(regression.Run{Path: e.Path, Workload: e.Workload, Problems: problems})
+			}
+		}
+	}
+	if opts.LTSFile != "" {
+		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
+			}
+			return nil, "", fmt.Errorf("--lts: %w", err)
+		}
+		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
+		if err != nil {
+			return nil, "", fmt.Errorf("--lts: %w", err)
+		}
+		from = append(from, "LTS file "+opts.LTSFile)
+		for _, r := range records {
+			for _, w := range r.Warnings {
+				env.logger().Warn(r.Path + ": " + w)
+			}
+			add(runOf(r))
+		}
+	}
+	return runs, strings.Join(from, " and "), nil
+}
+
+// runOf is the current run of a payload record.
+func runOf(r lts.Record) regression.Run {
+	run := regression.Run{Path: r.Path, Problems: r.Warnings}
+	if p := r.Payload; p != nil {
+		run.TestUUID, run.Workload, run.Start = p.Metadata.TestUUID, p.Metadata.Workload, p.Metadata.Start
+		run.Labels, run.KPIs = p.Metadata.Labels, p.KPIs
+		if run.Labels == nil {
+			run.Labels = map[string]string{}
+		}
+		if code := p.Metadata.ExitCode; code != nil && *code != 0 && len(p.KPIs) == 0 && len(r.Warnings) == 0 {
+			// A payload read back from an LTS file carries no build warnings.
+			run.Problems = []string{fmt.Sprintf("exit code %d: no KPIs for a failed run", *code)}
+		}
+	}
+	return run
+}
+
+// regressionKeys resolves the keys of each workload of the runs: the
+// workload's defaults, each overridden by the options when set.
+func regressionKeys(opts RegressionOptions, runs []regression.Run) (map[string]regression.Keys, error) {
+	out := map[string]regression.Keys{}
+	pick := func(set, def []string) []string {
+		if set != nil {
+			return set
+		}
+		return def
+	}
+	for _, r := range runs {
+		if _, done := out[r.Workload]; done {
+			continue
+		}
+		var d workloads.RegressionKeys
+		if w, ok := workloads.Get(r.Workload); ok {
+			if rd, ok := w.(workloads.RegressionDefaults); ok {
+				d = rd.RegressionKeys()
+			}
+		}
+		filters, err := regression.ParseFilters(pick(opts.IgnoredEntries, d.IgnoredEntries))
+		if err != nil {
+			if opts.IgnoredEntries == nil {
+				return nil, fmt.Errorf("workload %s: default ignored entries: %w", r.Workload, err)
+			}
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ignored-entries: %w", err)
+		}
+		out[r.Workload] = regression.Keys{
+			ComparisonKeys: pick(opts.ComparisonKeys, d.ComparisonKeys),
+			IgnoredKeys:    pick(opts.IgnoredKeys, d.IgnoredKeys),
+			SortingKeys:    pick(opts.SortingKeys, d.SortingKeys),
+			IgnoredEntries: filters,
+		}
+	}
+	return out, nil
+}
+
+// kpiDefinition finds a KPI's definition in its workload's catalog.
+func kpiDefinition(workload, name string) (kpi.Definition, bool) {
+	w, ok := workloads.Get(workload)
+	if !ok {
+		return kpi.Definition{}, false
+	}
+	p, ok := w.(workloads.KPIProvider)
+	if !ok {
+		return kpi.Definition{}, false
+	}
+	return p.KPIs().Definition(name)
+}
+
+// openRegressionHistory opens the history store. A SQLite store that does not exist
+// is an empty history (a first CI run): it is not created, and nil is
+// returned with a warning.
+func openRegressionHistory(ctx context.Context, env Env, url string) (lts.Store, error) {
+	if path, ok := strings.CutPrefix(url, "sqlite:"); ok && path != "" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			env.logger().Warn("history store " + url + " does not exist: no history, every KPI is no-history")
+			return nil, nil
+		}
+	}
+	return lts.Open(ctx, url, lts.StoreOptions{
+		Username: env.env("SESHAT_OPENSEARCH_USERNAME"),
+		Password: lts.Secret(env.env("SESHAT_OPENSEARCH_PASSWORD")),
+		Log:      env.Log,
+	})
+}
+
+// historyOf adapts a store to the regression's history: the KPI records
+// of the payloads whose labels match (nothing when s is nil).
+func historyOf(s lts.Store) regression.History {
+	return func(ctx context.Context, labels map[string][]string) iter.Seq2[regression.Record, error] {
+		return func(yield func(regression.Record, error) bool) {
+			if s == nil {
+				return
+			}
+			for r, err := range lts.QueryKPIs(ctx, s, lts.Query{Labels: labels}) {
+				if err != nil {
+					yield(regression.Record{}, err)
+					return
+				}
+				if !yield(regression.Record{TestUUID: r.TestUUID, Time: r.Start, Labels: r.Labels, Values: r.Values}, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// paramsText shows a method's parameters with their defaults applied.
+func paramsText(method string, p analyze.Params) string {
+	or := func(v, def float64) float64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	switch method {
+	case "edivisive":
+		return fmt.Sprintf("window_len %g, max_pvalue %g, min_magnitude %g", or(float64(p.WindowLen), 50), or(p.MaxPValue, 0.001), p.MinMagnitude)
+	case "zscore":
+		return fmt.Sprintf("|z| threshold %g", or(p.ZThreshold, 3))
+	case "threshold":
+		ref := p.Reference
+		if ref == "" {
+			ref = "mean"
+		}
+		return fmt.Sprintf("threshold %g%%, reference %s", or(p.ChangePercent, 10), ref)
+	case "mannwhitney":
+		return fmt.Sprintf("alpha %g", or(p.Alpha, 0.05))
+	}
+	return ""
+}
+
+// writeRegressionReports writes every report file atomically; the figures
+// of an earlier report in the same directory are removed first.
+func writeRegressionReports(dir string, rep *regression.Report, info report.Info) error {
+	figDir := filepath.Join(dir, report.FigureDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return fmt.Errorf("--report-dir: %w", err)
+	}
+	old, _ := filepath.Glob(filepath.Join(figDir, "entry-*.svg"))
+	for _, f := range old {
+		_ = os.Remove(f)
+	}
+	// Rendered in memory, then written without fsync: reports are
+	// regenerated by the next run, a sync per file would cost more than
+	// the analysis; the rename still never shows a half-written file.
+	write := func(path string, fill func(io.Writer) error) error {
+		var b bytes.Buffer
+		if err := fill(&b); err != nil {
+			return fmt.Errorf("--report-dir: %s: %w", path, err)
+		}
+		if err := atomicfile.WriteFileNoSync(path, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--report-dir: %w", err)
+		}
+		return nil
+	}
+	for _, f := range report.Figures(rep) {
+		if err := write(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Write); err != nil {
+			return err
+		}
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{RegressionHTML, func(w io.Writer) error { return report.WriteHTML(w, rep, info) }},
+		{RegressionSummary, func(w io.Writer) error { return report.WriteSummaryJSON(w, rep) }},
+		{RegressionJUnit, func(w io.Writer) error { return report.WriteJUnit(w, rep, info) }},
+		{RegressionMarkdown, func(w io.Writer) error { return report.WriteMarkdown(w, rep, info) }},
+	}
+	for _, f := range files {
+		if err := write(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
