@@ -17,7 +17,7 @@ if [ ! -d "$tree" ]; then
 fi
 echo "seshat bench: $runs runs, $(nproc) cores, $(go env GOVERSION)"
 # Cold: no cache files at all.
-find "$tree" -name .seshat_cache.json -delete
+find "$tree" -name .seshat_cache.cbor -delete
 sync
 "$out/timecmd" -label "parse cold ($runs)" -- "$bin" -q parse --results-dir "$tree"
 "$out/timecmd" -label "parse cached ($runs)" -- "$bin" -q parse --results-dir "$tree"

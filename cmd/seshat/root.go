@@ -99,6 +99,7 @@ func needsConfig(cmd *cobra.Command) bool {
 func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
+		newDemoCmd(g),
 		newParseCmd(g),
 		newKPIsCmd(g),
 		newSchemaCmd(g),
