@@ -14,6 +14,6 @@
 // and KPI indices. The stores themselves (embedded SQLite, OpenSearch) live
 // here behind one Store interface. QueryKPIs reads only the labels and KPI
 // values of the matches (regression history): the SQLite store keeps them
-// in a small summary beside each payload (KPIQuerier), other stores derive
-// them from whole payloads.
+// in tables of their own, each distinct label set once (KPIQuerier); other
+// stores derive them from whole payloads.
 package lts
