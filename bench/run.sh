@@ -17,9 +17,12 @@ if [ ! -d "$tree" ]; then
 fi
 echo "seshat bench: $runs runs, $(nproc) cores, $(go env GOVERSION)"
 # Cold: no cache files at all.
-find "$tree" -name .seshat_cache.json -delete
+find "$tree" -name .seshat_cache.cbor -delete
 sync
 "$out/timecmd" -label "parse cold ($runs)" -- "$bin" -q parse --results-dir "$tree"
 "$out/timecmd" -label "parse cached ($runs)" -- "$bin" -q parse --results-dir "$tree"
 "$out/timecmd" -label "parse cached+matrix ($runs)" -- "$bin" -q parse --results-dir "$tree" --output-matrix "$out/matrix.json"
+# Every pi report (figures as SVG, PNG and CSV, HTML pages) from the cached parse.
+rm -rf "$out/reports"
+"$out/timecmd" -label "visualize cached ($runs)" -- "$bin" -q visualize --results-dir "$tree" --output-dir "$out/reports"
 if [ -x bench/run.d/more.sh ]; then bench/run.d/more.sh "$bin" "$tree" "$out"; fi

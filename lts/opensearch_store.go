@@ -163,7 +163,11 @@ func (s *openSearchStore) send(ctx context.Context, stats *PutStats, op string, 
 			return r, nil
 		}
 	}
-	e := &requestError{op: op, status: res.StatusCode, err: errors.New(errorReason(body)), retryable: retryableStatus(res.StatusCode)}
+	reason := errorReason(body)
+	if reason == "" || strings.HasPrefix(reason, "<") { // none, or a proxy's HTML page
+		reason = http.StatusText(res.StatusCode)
+	}
+	e := &requestError{op: op, status: res.StatusCode, err: errors.New(reason), retryable: retryableStatus(res.StatusCode)}
 	if secs, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && secs > 0 {
 		e.after = time.Duration(secs) * time.Second
 	}
@@ -212,9 +216,6 @@ func errorReason(body []byte) string {
 	text := strings.TrimSpace(string(body))
 	if r := []rune(text); len(r) > 200 {
 		text = string(r[:200]) + "..."
-	}
-	if text == "" {
-		return "no error detail in the answer"
 	}
 	return text
 }
@@ -342,6 +343,9 @@ type failedDoc struct {
 	reason string
 }
 
+// notSent is the reason of the documents left when an upload stops.
+const notSent = "not sent: the upload stopped at the failure above"
+
 // UploadError says how many documents an upload could not store and why,
 // by reason. It is a failure (exit status 1).
 type UploadError struct {
@@ -362,12 +366,19 @@ func (e *UploadError) Error() string {
 		reasons = append(reasons, r)
 	}
 	sort.Slice(reasons, func(i, j int) bool {
+		if (reasons[i] == notSent) != (reasons[j] == notSent) {
+			return reasons[j] == notSent
+		}
 		if e.Reasons[reasons[i]] != e.Reasons[reasons[j]] {
 			return e.Reasons[reasons[i]] > e.Reasons[reasons[j]]
 		}
 		return reasons[i] < reasons[j]
 	})
 	for _, r := range reasons {
+		if r == notSent {
+			fmt.Fprintf(&b, "\n  %d: %s", e.Reasons[r], r)
+			continue
+		}
 		fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, e.Examples[r])
 	}
 	return b.String()
@@ -422,7 +433,7 @@ func (s *openSearchStore) Put(ctx context.Context, payloads []*models.Payload) (
 			// Retrying is over or the request cannot succeed: the rest
 			// would fail the same way.
 			for _, d := range pending {
-				failed = append(failed, failedDoc{doc: d, reason: "not sent: " + err.Error()})
+				failed = append(failed, failedDoc{doc: d, reason: notSent})
 			}
 			break
 		}

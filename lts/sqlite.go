@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"net/url"
 	"os"
@@ -91,6 +92,11 @@ type sqliteStore struct {
 // openSQLite opens (creating it and its directories when missing) the
 // store at path and brings its schema up to date.
 func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteStore, error) {
+	if opts.MustExist {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, exitcode.Errorf(exitcode.NoData, "store sqlite:%s does not exist: nothing was uploaded there", path)
+		}
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store sqlite:%s: %w", path, err)

@@ -152,6 +152,9 @@ type StoreOptions struct {
 	// PageSize is the number of payloads fetched per query page (default
 	// 1000).
 	PageSize int
+	// MustExist refuses to create an embedded store that does not exist
+	// (reading one is asking for data there is not: NoData).
+	MustExist bool
 	// Log receives retries and progress (debug); nil discards.
 	Log *slog.Logger
 }

@@ -31,8 +31,10 @@ type PIMeasurement struct {
 
 // HWInfo is the content of hwinfo.json: what the run executed on.
 type HWInfo struct {
-	Hostname    string    `json:"hostname"`
-	Kernel      string    `json:"kernel"`
+	Hostname string `json:"hostname"`
+	Kernel   string `json:"kernel"`
+	// Arch is the machine architecture uname reports (x86_64, aarch64).
+	Arch        string    `json:"arch,omitempty"`
 	OS          OSRelease `json:"os"`
 	CPU         CPUInfo   `json:"cpu"`
 	MemoryBytes uint64    `json:"memory_bytes"`

@@ -99,10 +99,17 @@ func needsConfig(cmd *cobra.Command) bool {
 func verbs(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
+		newDemoCmd(g),
 		newParseCmd(g),
 		newKPIsCmd(g),
 		newSchemaCmd(g),
+		newUploadCmd(g),
+		newHistoryCmd(g),
 		newChangePointsCmd(g),
+		newDashboardsCmd(g),
+		newRunCmd(g),
+		newPICmd(g),
+		newVisualizeCmd(g),
 		newRegressionCmd(g),
 	}
 }

@@ -47,10 +47,18 @@ type RunConfig struct {
 	Python    string `yaml:"python"`
 }
 
-// PlotsConfig is the `plots` section.
+// PlotsConfig is the `plots` section (`seshat visualize`).
 type PlotsConfig struct {
-	File      string `yaml:"file"`
-	OutputDir string `yaml:"output_dir"`
+	// File is the plots.yaml to follow (TOPSAIL's shape).
+	File string `yaml:"file"`
+	// Generate names reports or plots directly ("report: Scaling").
+	Generate  []string `yaml:"generate"`
+	OutputDir string   `yaml:"output_dir"`
+	Filters   string   `yaml:"filters"`
+	// History is where the KPI history report reads stored KPIs.
+	History  string `yaml:"history"`
+	BatchKey string `yaml:"batch_key"`
+	XKey     string `yaml:"x_key"`
 }
 
 // LTSConfig is the `lts` section.

@@ -110,7 +110,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if storeURL == "" {
 		storeURL = lts.DefaultStoreURL
 	}
-	s, err := openHistory(ctx, env, storeURL)
+	s, err := openRegressionHistory(ctx, env, storeURL)
 	if err != nil {
 		return fmt.Errorf("--history: %w", err)
 	}
@@ -318,10 +318,10 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 	return p.KPIs().Definition(name)
 }
 
-// openHistory opens the history store. A SQLite store that does not exist
+// openRegressionHistory opens the history store. A SQLite store that does not exist
 // is an empty history (a first CI run): it is not created, and nil is
 // returned with a warning.
-func openHistory(ctx context.Context, env Env, url string) (lts.Store, error) {
+func openRegressionHistory(ctx context.Context, env Env, url string) (lts.Store, error) {
 	if path, ok := strings.CutPrefix(url, "sqlite:"); ok && path != "" {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			env.logger().Warn("history store " + url + " does not exist: no history, every KPI is no-history")

@@ -16,4 +16,10 @@
 // can have (negative rates or times) are kept but warned about.
 // ParserVersion must be bumped whenever the Results made from the same files
 // change, so that caches are invalidated.
+//
+// Plots (plots*.go) implement workloads.PlotProvider: the reports of
+// `seshat visualize`. Each first shapes the entries (newShape: successful
+// runs grouped by batch and by panel, shared by the reports of one job) into
+// gota DataFrames, then draws them with package plotting. See
+// docs/visualize.md.
 package pi

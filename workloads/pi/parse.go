@@ -13,7 +13,7 @@ import (
 // ParserVersion changes whenever ParseOnce would make different Results from
 // the same files (new fields, new checks, new warnings): bumping it
 // invalidates every cached pi entry.
-const ParserVersion = "1"
+const ParserVersion = "2"
 
 // ParserVersion implements store.Parser.
 func (Workload) ParserVersion() string { return ParserVersion }
@@ -47,8 +47,12 @@ func (Workload) ParseOnce(ctx *store.ParseContext) (any, error) {
 	if data, ok := readArtifact(ctx, UsageFile); ok {
 		r.Usage = decodeUsage(data, ctx)
 	}
-	r.StdoutTail = readLogTail(ctx, StdoutFile)
-	r.StderrTail = readLogTail(ctx, StderrFile)
+	// Log tails explain failures; a successful run's logs are left on disk
+	// (reading them would cost two more files per entry on every parse).
+	if ctx.ExitCode != 0 {
+		r.StdoutTail = readLogTail(ctx, StdoutFile)
+		r.StderrTail = readLogTail(ctx, StderrFile)
+	}
 	return r, nil
 }
 

@@ -36,7 +36,8 @@ type Results struct {
 	HWInfo *models.HWInfo `json:"hwinfo,omitempty"`
 	// Usage is usage.json: wall time and rusage of the PI process; times UTC.
 	Usage *models.Usage `json:"usage,omitempty"`
-	// StdoutTail and StderrTail are the last LogTailBytes of the logs, cut at
+	// StdoutTail and StderrTail are, for failed runs (exit code not 0), the
+	// last LogTailBytes of the logs, cut at
 	// a character boundary, invalid UTF-8 replaced.
 	StdoutTail string `json:"stdout_tail,omitempty"`
 	StderrTail string `json:"stderr_tail,omitempty"`

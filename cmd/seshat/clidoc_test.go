@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+)
+
+const cliDoc = "../../docs/cli.md"
+
+// TestCLIReference renders the command reference from the command tree and
+// compares it with docs/cli.md, so the document cannot drift from the
+// flags: go test ./cmd/seshat -run TestCLIReference -update rewrites it.
+func TestCLIReference(t *testing.T) {
+	t.Parallel()
+	got := renderCLIReference(newDocRoot())
+	if *update {
+		if err := os.WriteFile(cliDoc, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(cliDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s is out of date with the command tree (go test ./cmd/seshat -run TestCLIReference -update, then review the diff):\n%s",
+			cliDoc, firstDiff(got, string(want)))
+	}
+}
+
+// TestCLIReferenceCoversTree: every visible verb and every flag has its
+// place in the reference, and every config key is listed.
+func TestCLIReferenceCoversTree(t *testing.T) {
+	t.Parallel()
+	root := newDocRoot()
+	doc := renderCLIReference(root)
+	for _, c := range visibleCommands(root) {
+		if !strings.Contains(doc, "\n## "+c.CommandPath()+"\n") && !strings.Contains(doc, "\n### "+c.CommandPath()+"\n") {
+			t.Errorf("no section for %s", c.CommandPath())
+		}
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden {
+				return // tuning knobs for benchmarks, not for users
+			}
+			if !strings.Contains(doc, "`--"+f.Name+"`") {
+				t.Errorf("%s --%s is not documented", c.CommandPath(), f.Name)
+			}
+		})
+	}
+	for _, k := range configKeys(reflect.TypeFor[config.File](), "") {
+		if !strings.Contains(doc, "| `"+k.key+"` |") {
+			t.Errorf("config key %s is not listed", k.key)
+		}
+	}
+}
+
+func newDocRoot() *cobra.Command {
+	p := &process{ctx: context.Background(), getenv: func(string) (string, bool) { return "", false },
+		stdin: &bytes.Buffer{}, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	return newRootCmd(p)
+}
+
+// visibleCommands lists the commands a user can call, depth first in name
+// order, the root excluded.
+func visibleCommands(c *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	subs := c.Commands()
+	sort.Slice(subs, func(i, j int) bool { return subs[i].Name() < subs[j].Name() })
+	for _, s := range subs {
+		if !s.IsAvailableCommand() || s.Name() == "help" {
+			continue
+		}
+		out = append(out, s)
+		out = append(out, visibleCommands(s)...)
+	}
+	return out
+}
+
+// envOnly are the environment variables that mirror no flag.
+var envOnly = []struct{ name, what string }{
+	{"SESHAT_CONFIG", "the config file, as `--config`"},
+	{"SESHAT_IGNORE_CACHE", "`1` ignores every parse cache, as `--no-cache`"},
+	{"SESHAT_RESULTS_BASE_URL", "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
+	{"SESHAT_OPENSEARCH_USERNAME", "user name for OpenSearch (basic authentication); never printed"},
+	{"SESHAT_OPENSEARCH_PASSWORD", "its password, unless `--password-file` names a file holding it; never printed"},
+}
+
+var exitCodes = []struct {
+	code exitcode.Code
+	what string
+}{
+	{exitcode.Success, "success"},
+	{exitcode.Failure, "error: I/O, network, internal; `seshat run` when a PI run failed"},
+	{exitcode.RegressionFound, "a regression analysis found an unacknowledged regression"},
+	{exitcode.NoData, "no results, or no data to work on"},
+	{exitcode.InvalidInput, "invalid input: flags, arguments, config file, benchmark file, strict LTS validation"},
+}
+
+func renderCLIReference(root *cobra.Command) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Command reference\n\n")
+	w("<!-- Generated from the command tree by cmd/seshat/clidoc_test.go; do not edit.\n")
+	w("     Rewrite with: go test ./cmd/seshat -run TestCLIReference -update -->\n\n")
+	w("`%s`: %s.\n\n", root.Name(), root.Short)
+	w("Data goes to stdout or `--output`, logs and progress to stderr. Every flag can also be\n")
+	w("set by an environment variable, `SESHAT_` and the flag's name in capitals with `_` for `-`\n")
+	w("(`--results-dir` is `SESHAT_RESULTS_DIR`; an empty value counts as unset; lists are\n")
+	w("comma-separated), and many by a key of the config file, `seshat.yaml` in the current\n")
+	w("directory or `--config FILE`. The command line wins over the environment, which wins over\n")
+	w("the file. Unknown config keys are errors naming the key and line.\n\n")
+
+	w("## Exit status\n\n| status | meaning |\n|---|---|\n")
+	for _, e := range exitCodes {
+		w("| %d | %s |\n", e.code, e.what)
+	}
+	w("\nThe status is never a count. Warnings (a missing artifact, a KPI that could not be computed)\n")
+	w("go to stderr and do not change it.\n\n")
+
+	w("## Environment\n\nBeside the `SESHAT_<FLAG>` variables:\n\n| variable | meaning |\n|---|---|\n")
+	for _, e := range envOnly {
+		w("| `%s` | %s |\n", e.name, e.what)
+	}
+	w("\n## Global flags\n\nEvery command takes them.\n\n")
+	writeFlags(&b, root.PersistentFlags())
+
+	for _, c := range visibleCommands(root) {
+		level := "##"
+		if c.Parent() != root {
+			level = "###"
+		}
+		w("\n%s %s\n\n%s.\n\n```\n%s\n```\n", level, c.CommandPath(), strings.TrimSuffix(c.Short, "."), c.UseLine())
+		if long := strings.TrimSpace(c.Long); long != "" && c.Parent() == root {
+			w("\n%s\n", long)
+		}
+		if c.Example != "" {
+			w("\nExamples:\n\n```sh\n%s\n```\n", strings.TrimRight(c.Example, "\n"))
+		}
+		if subs := visibleCommands(c); len(subs) > 0 {
+			var names []string
+			for _, s := range subs {
+				names = append(names, "`"+s.Name()+"`")
+			}
+			w("\nSubcommands: %s.\n", strings.Join(names, ", "))
+		}
+		if c.LocalNonPersistentFlags().HasAvailableFlags() {
+			w("\n")
+			writeFlags(&b, c.LocalNonPersistentFlags())
+		}
+	}
+
+	w("\n## Config file keys\n\n")
+	w("The sections of `seshat.yaml` and the flags each key sets (`examples/ci/seshat.yaml` is a\n")
+	w("complete example). A key no flag reads yet is accepted and ignored.\n\n")
+	w("| key | type | flags |\n|---|---|---|\n")
+	bound := boundKeys(root)
+	for _, k := range configKeys(reflect.TypeFor[config.File](), "") {
+		flags := bound[k.key]
+		cell := "—"
+		if len(flags) > 0 {
+			cell = strings.Join(flags, ", ")
+		}
+		w("| `%s` | %s | %s |\n", k.key, k.typ, cell)
+	}
+	return b.String()
+}
+
+func writeFlags(b *strings.Builder, fs *pflag.FlagSet) {
+	fmt.Fprintf(b, "| flag | type | default | environment | config key | meaning |\n|---|---|---|---|---|---|\n")
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		name := "`--" + f.Name + "`"
+		if f.Shorthand != "" {
+			name += ", `-" + f.Shorthand + "`"
+		}
+		_, usage := pflag.UnquoteUsage(f)
+		def := f.DefValue
+		if _, isSlice := f.Value.(pflag.SliceValue); isSlice {
+			def = strings.Trim(def, "[]")
+		}
+		if def != "" {
+			def = "`" + def + "`"
+		}
+		key := ""
+		if keys := f.Annotations["seshat_config_key"]; len(keys) > 0 {
+			key = "`" + keys[0] + "`"
+		}
+		env := "`" + config.EnvName(f.Name) + "`"
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", name, flagType(f), def, env, key, cell(usage))
+	})
+}
+
+func flagType(f *pflag.Flag) string {
+	switch t := f.Value.Type(); t {
+	case "stringSlice":
+		return "strings (comma-separated)"
+	case "stringArray":
+		return "string (repeatable)"
+	case "float64":
+		return "number"
+	default:
+		return t
+	}
+}
+
+func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+
+// boundKeys maps each config key to the flags that read it.
+func boundKeys(root *cobra.Command) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range visibleCommands(root) {
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if keys := f.Annotations["seshat_config_key"]; len(keys) > 0 {
+				out[keys[0]] = append(out[keys[0]], fmt.Sprintf("`%s --%s`", c.Name(), f.Name))
+			}
+		})
+	}
+	return out
+}
+
+type configKey struct{ key, typ string }
+
+// configKeys lists the leaf keys of the config file type by their yaml
+// tags, in declaration order.
+func configKeys(t reflect.Type, prefix string) []configKey {
+	var out []configKey
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		key := prefix + name
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.Struct:
+			out = append(out, configKeys(ft, key+".")...)
+		case reflect.Slice:
+			out = append(out, configKey{key, "list of " + kindName(ft.Elem().Kind())})
+		default:
+			out = append(out, configKey{key, kindName(ft.Kind())})
+		}
+	}
+	return out
+}
+
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	default:
+		return k.String()
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seshat-bench/seshat/lts"
+)
+
+// TestDemo runs the whole job as a newcomer would, twice in one work
+// directory: each run exits 0, writes the reports it names, and the second
+// appends to the history the first stored.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 60 PIs")
+	}
+	t.Parallel()
+	work := filepath.Join(t.TempDir(), "demo")
+	counts := []int64{}
+	for i := range 2 {
+		res := runSeshat(t, nil, "demo", "--workdir", work)
+		if res.code != 0 {
+			t.Fatalf("demo %d: exit %d\nstderr:\n%s", i+1, res.code, res.stderr)
+		}
+		for _, want := range []string{"Seshat demo done", "regression_report.html", "reports_index.html", "sqlite:" + filepath.Join(work, "lts.db")} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("demo %d: stdout lacks %q:\n%s", i+1, want, res.stdout)
+			}
+		}
+		// The stdout table names every entry x KPI judged.
+		if !strings.Contains(res.stdout, "rate_gflops") || !strings.Contains(res.stdout, "float64") {
+			t.Errorf("demo %d: no regression table on stdout:\n%s", i+1, res.stdout)
+		}
+		runs, err := filepath.Glob(filepath.Join(work, "runs", "*"))
+		if err != nil || len(runs) != i+1 {
+			t.Fatalf("demo %d: run directories %v (%v)", i+1, runs, err)
+		}
+		for _, f := range []string{"regression/regression_report.html", "regression/junit.xml", "regression/summary.md", "reports/reports_index.html", "reports/kpi_history.html"} {
+			if _, err := os.Stat(filepath.Join(runs[i], f)); err != nil {
+				t.Errorf("demo %d: %v", i+1, err)
+			}
+		}
+		s, err := lts.Open(context.Background(), "sqlite:"+filepath.Join(work, "lts.db"), lts.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := s.Count(context.Background(), lts.Query{})
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, n)
+	}
+	if counts[0] != 30 || counts[1] != 60 {
+		t.Errorf("stored payloads after each demo: %v, want [30 60]", counts)
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/lts"
+)
+
+func newHistoryCmd(g *globals) *cobra.Command {
+	var o pipeline.HistoryOptions
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the stored payloads in time order, with their KPIs",
+		Long: `List the payloads of the LTS store whose labels match --filters and whose
+run started in [--since, --until), ordered by time then test_uuid, every one
+of them (the store is read page by page). The table shows the time, the
+test_uuid, the labels whose values differ between the payloads listed and
+every KPI; --format json writes one record per payload with all its labels
+and KPI values, for scripts. No match exits 3.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return pipeline.History(cmd.Context(), g.env(), o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
+	f.StringVar(&o.Filters, "filters", "", "select payloads by label: label=v1:v2,label2=v")
+	f.StringVar(&o.Since, "since", "", "only runs started at or after this time (RFC 3339 or YYYY-MM-DD)")
+	f.StringVar(&o.Until, "until", "", "only runs started before this time (RFC 3339 or YYYY-MM-DD)")
+	f.StringVar(&o.Format, "format", pipeline.FormatTable, "output format: table or json")
+	f.StringVar(&o.Output, "output", "-", "write to FILE (- for stdout)")
+	addConnectionFlags(f, &o.Connection)
+	config.BindKey(f, "store", "lts.store")
+	return cmd
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/seshat-bench/seshat/lts/opensearchtest"
+)
+
+const (
+	osUser     = "seshat-ci"
+	osPassword = "Pa55-w0rd-never-shown"
+)
+
+var osEnv = map[string]string{"SESHAT_OPENSEARCH_USERNAME": osUser, "SESHAT_OPENSEARCH_PASSWORD": osPassword}
+
+// noSecret fails when the password shows in any output.
+func noSecret(t *testing.T, what string, r result) {
+	t.Helper()
+	if strings.Contains(r.stdout+r.stderr, osPassword) {
+		t.Errorf("%s prints the password:\nstdout: %s\nstderr: %s", what, r.stdout, r.stderr)
+	}
+}
+
+// TestUploadOpenSearch uploads the shipped tree to OpenSearch (the test
+// server, with basic auth) and reads the same history back as from SQLite.
+func TestUploadOpenSearch(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 1, Username: osUser, Password: osPassword})
+	dir := copyResults(t)
+	r := runSeshat(t, osEnv, "-v", "upload", "--results-dir", dir, "--store", ts.URL, "--index-prefix", "ci-")
+	noSecret(t, "upload -v", r)
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4 (three invalid entries)\n%s", r.code, r.stderr)
+	}
+	want := regexp.MustCompile(`stored 8 payload\(s\) in http://127\.0\.0\.1:\d+ index ci-seshat: 8 new, 0 replaced; 40 KPI document\(s\) in index ci-seshat-kpis; \d+ request\(s\), 0 document\(s\) retried`)
+	if !want.MatchString(r.stderr) {
+		t.Errorf("stderr lacks the summary:\n%s", r.stderr)
+	}
+	if ts.DocCount("ci-seshat") != 8 || ts.DocCount("ci-seshat-kpis") != 40 {
+		t.Errorf("server holds %d payloads, %d KPI documents", ts.DocCount("ci-seshat"), ts.DocCount("ci-seshat-kpis"))
+	}
+	// A 429 storm on the second upload: retried, nothing duplicated.
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 2, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
+	r = runSeshat(t, osEnv, "-v", "upload", "--results-dir", dir, "--store", ts.URL, "--index-prefix", "ci-")
+	noSecret(t, "upload -v with retries", r)
+	if r.code != 4 || !strings.Contains(r.stderr, "0 new, 8 replaced") || !strings.Contains(r.stderr, "96 document(s) retried") ||
+		!strings.Contains(r.stderr, "debug: retrying documents") {
+		t.Errorf("re-upload through a 429 storm: exit %d\n%s", r.code, r.stderr)
+	}
+	if ts.DocCount("ci-seshat") != 8 || ts.DocCount("ci-seshat-kpis") != 40 {
+		t.Errorf("after re-upload: %d payloads, %d KPI documents", ts.DocCount("ci-seshat"), ts.DocCount("ci-seshat-kpis"))
+	}
+	r = runSeshat(t, osEnv, "-v", "history", "--store", ts.URL, "--index-prefix", "ci-")
+	noSecret(t, "history -v", r)
+	if r.code != 0 {
+		t.Fatalf("history: exit %d\n%s", r.code, r.stderr)
+	}
+	checkGolden(t, "history.txt", r.stdout)
+}
+
+func TestOpenSearchCredentials(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 2, Username: osUser, Password: osPassword})
+	lts := "../../testdata/golden/lts.json"
+	// From a file, trailing newline and all.
+	pw := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pw, []byte(osPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runSeshat(t, map[string]string{"SESHAT_OPENSEARCH_USERNAME": osUser}, "-v", "upload", "--lts", lts, "--store", ts.URL, "--password-file", pw)
+	noSecret(t, "upload --password-file", r)
+	if r.code != 0 {
+		t.Errorf("--password-file: exit %d\n%s", r.code, r.stderr)
+	}
+	// A wrong password: exit 1, a hint, no password.
+	bad := map[string]string{"SESHAT_OPENSEARCH_USERNAME": osUser, "SESHAT_OPENSEARCH_PASSWORD": osPassword + "-typo"}
+	r = runSeshat(t, bad, "-v", "upload", "--lts", lts, "--store", ts.URL)
+	noSecret(t, "a refused upload", r)
+	if r.code != 1 || !strings.Contains(r.stderr, "HTTP 401: Unauthorized") {
+		t.Errorf("wrong password: exit %d\n%s", r.code, r.stderr)
+	}
+	// Credentials in the URL are used and never shown.
+	u := strings.Replace(ts.URL, "http://", "http://"+osUser+":"+osPassword+"@", 1)
+	r = runSeshat(t, nil, "-v", "history", "--store", u, "--filters", "backend=numpy")
+	noSecret(t, "history with credentials in the URL", r)
+	if r.code != 0 {
+		t.Errorf("credentials in the URL: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runSeshat(t, nil, "-v", "upload", "--lts", lts, "--store", u, "--dry-run")
+	noSecret(t, "a dry run with credentials in the URL", r)
+	if !strings.Contains(r.stderr, "would be stored in http://"+osUser+":xxxxx@") {
+		t.Errorf("dry run names the store:\n%s", r.stderr)
+	}
+}
+
+// TestOpenSearchTLSCommand: verified by default; --ca-cert makes the
+// self-signed server trusted; --insecure-skip-verify only when asked.
+func TestOpenSearchTLSCommand(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.StartTLS(t, opensearchtest.Config{Seed: 3})
+	lts := "../../testdata/golden/lts.json"
+	r := runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL)
+	if r.code != 1 || !strings.Contains(r.stderr, "certificate signed by unknown authority") || !strings.Contains(r.stderr, "--ca-cert FILE") {
+		t.Errorf("self-signed without --ca-cert: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL, "--ca-cert", ts.CACertFile(t))
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s)") {
+		t.Errorf("with --ca-cert: exit %d\n%s", r.code, r.stderr)
+	}
+	cfg := filepath.Join(t.TempDir(), "seshat.yaml")
+	if err := os.WriteFile(cfg, []byte("lts:\n  store: "+ts.URL+"\n  opensearch:\n    ca_cert: "+ts.CACertFile(t)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runSeshat(t, nil, "--config", cfg, "history", "--format", "json")
+	if r.code != 0 || strings.Count(r.stdout, `"test_uuid"`) != 8 {
+		t.Errorf("store and CA from seshat.yaml: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runSeshat(t, map[string]string{"SESHAT_INSECURE_SKIP_VERIFY": "true"}, "history", "--store", ts.URL)
+	if r.code != 0 {
+		t.Errorf("SESHAT_INSECURE_SKIP_VERIFY: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestOpenSearchExport: the embedded store and the OpenSearch export of
+// seshat.yaml; a failed export fails the command unless fail_on_error is
+// false.
+func TestOpenSearchExport(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 4})
+	lts := "../../testdata/golden/lts.json"
+	tmp := t.TempDir()
+	write := func(name, yaml string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	db := filepath.Join(tmp, "lts.db")
+	cfg := write("export.yaml", "lts:\n  store: sqlite:"+db+"\n  opensearch:\n    export:\n      enabled: true\n    url: "+ts.URL+"\n    index: perf\n    kpi_index_suffix: _kpi\n")
+	r := runSeshat(t, nil, "--config", cfg, "upload", "--lts", lts)
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s) in sqlite:"+db) || !strings.Contains(r.stderr, "index perf: 8 new") {
+		t.Errorf("export: exit %d\n%s", r.code, r.stderr)
+	}
+	if ts.DocCount("perf") != 8 || ts.DocCount("perf_kpi") != 40 {
+		t.Errorf("exported %d payloads, %d KPI documents", ts.DocCount("perf"), ts.DocCount("perf_kpi"))
+	}
+	down := "lts:\n  store: sqlite:" + db + "\n  opensearch:\n    export:\n      enabled: true\n    url: http://127.0.0.1:1\n"
+	r = runSeshat(t, nil, "--config", write("down.yaml", down), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	if r.code != 1 || !strings.Contains(r.stderr, "connection refused") {
+		t.Errorf("export to a server down: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	r = runSeshat(t, nil, "--config", write("lenient.yaml", down+"    fail_on_error: false\n"), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: OpenSearch export failed") || !strings.Contains(r.stderr, "8 replaced") {
+		t.Errorf("fail_on_error false: exit %d, want 0 and a warning\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+)
+
+func newRunCmd(g *globals) *cobra.Command {
+	var o pipeline.RunOptions
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the PIs of a benchmark file, one artifact directory per run",
+		Long: `Run expands a benchmark file (common_settings, expe, repeat) into matrix
+points and runs each in a child process of its own, writing
+<results-dir>/<expe>/<NNN>__<slug>/ with settings.yaml, pi.json, hwinfo.json,
+usage.json, logs and, last, exit_code. It exits 0 when every run succeeded,
+1 otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return pipeline.Run(cmd.Context(), g.env(), o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Benchmark, "benchmark", "", "benchmark file (YAML)")
+	f.StringVar(&o.ResultsDir, "results-dir", "", "directory receiving <expe>/<NNN>__<slug> run directories")
+	f.StringArrayVar(&o.Expe, "expe", nil, "run only this experiment (repeatable; default: all not starting with _)")
+	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and their directories, write nothing")
+	f.BoolVar(&o.Resume, "resume", false, "skip points already complete with exit code 0 and the same settings")
+	f.DurationVar(&o.Timeout, "timeout", 0, "kill a run's whole process group after this long (0: no limit)")
+	f.BoolVar(&o.StopOnError, "stop-on-error", false, "stop after the first failed run")
+	f.StringVar(&o.Python, "python", "", "Python interpreter of the numpy and torch PIs (default: /usr/bin/python3, else python3, whichever imports the framework)")
+	config.BindKey(f, "benchmark", "run.benchmark")
+	config.BindKey(f, "results-dir", "results_dir")
+	config.BindKey(f, "timeout", "run.timeout")
+	config.BindKey(f, "python", "run.python")
+	return cmd
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/lts"
+)
+
+func newUploadCmd(g *globals) *cobra.Command {
+	var o pipeline.UploadOptions
+	cmd := &cobra.Command{
+		Use:   "upload",
+		Short: "Store the LTS payloads of a results directory (or an LTS file) in the LTS store",
+		Long: `Parse a results directory (cached), or read the payloads parse --output-lts
+wrote, validate every payload strictly and store the valid ones in the LTS
+store: the embedded SQLite file by default, or OpenSearch (payload index and
+KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
+keyed by test_uuid. Invalid payloads are named (entry and field) and not
+stored; the command then exits 4 after storing the others. Nothing to upload
+exits 3. OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME and
+SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return pipeline.Upload(cmd.Context(), g.env(), o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse and upload")
+	f.StringVar(&o.LTSFile, "lts", "", "upload the payloads of this LTS file (parse --output-lts) instead")
+	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
+	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
+	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
+	f.BoolVar(&o.DryRun, "dry-run", false, "list what would be stored, store nothing")
+	f.BoolVar(&o.Export, "opensearch-export", false, "also upload to the OpenSearch at --opensearch-url")
+	f.StringVar(&o.ExportURL, "opensearch-url", "", "OpenSearch of the export: http(s)://host:port")
+	f.BoolVar(&o.FailOnError, "fail-on-error", true, "a failed OpenSearch export fails the command (else a warning)")
+	addConnectionFlags(f, &o.Connection)
+	config.BindKey(f, "results-dir", "results_dir")
+	config.BindKey(f, "workload", "workload")
+	config.BindKey(f, "filters", "parse.filters")
+	config.BindKey(f, "no-cache", "parse.no_cache")
+	config.BindKey(f, "store", "lts.store")
+	config.BindKey(f, "opensearch-export", "lts.opensearch.export.enabled")
+	config.BindKey(f, "opensearch-url", "lts.opensearch.url")
+	config.BindKey(f, "fail-on-error", "lts.opensearch.fail_on_error")
+	return cmd
+}
+
+// addConnectionFlags declares how to reach an OpenSearch store, for upload
+// and history alike.
+func addConnectionFlags(f *pflag.FlagSet, c *pipeline.StoreConnection) {
+	f.StringVar(&c.Index.Index, "index", lts.DefaultIndex, "OpenSearch payload index")
+	f.StringVar(&c.Index.Prefix, "index-prefix", "", "prefix of both OpenSearch indices")
+	f.StringVar(&c.Index.KPISuffix, "kpi-index-suffix", lts.DefaultKPIIndexSuffix, "suffix of the KPI index after the payload index")
+	f.StringVar(&c.CACert, "ca-cert", "", "PEM file of the certificate authorities to trust for OpenSearch")
+	f.BoolVar(&c.InsecureSkipVerify, "insecure-skip-verify", false, "do not verify OpenSearch's TLS certificate (unsafe)")
+	f.StringVar(&c.PasswordFile, "password-file", "", "file holding the OpenSearch password (else SESHAT_OPENSEARCH_PASSWORD)")
+	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up retrying OpenSearch after this long")
+	config.BindKey(f, "index", "lts.opensearch.index")
+	config.BindKey(f, "index-prefix", "lts.opensearch.index_prefix")
+	config.BindKey(f, "kpi-index-suffix", "lts.opensearch.kpi_index_suffix")
+	config.BindKey(f, "ca-cert", "lts.opensearch.ca_cert")
+	config.BindKey(f, "password-file", "lts.opensearch.password_file")
+}

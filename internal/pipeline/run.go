@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/runner"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// RunOptions are the options of `seshat run`.
+type RunOptions struct {
+	Benchmark   string
+	ResultsDir  string
+	Expe        []string
+	DryRun      bool
+	Resume      bool
+	Timeout     time.Duration
+	StopOnError bool
+	Python      string
+	// Self is the seshat executable children run as ("" = this process's).
+	Self string
+}
+
+// DefaultWorkload is the workload of points whose settings name none.
+const DefaultWorkload = "pi"
+
+// workloadError is a `workload` setting no registered runner answers to.
+type workloadError struct{ msg string }
+
+func (e *workloadError) Error() string      { return "setting workload: " + e.msg }
+func (e *workloadError) SettingKey() string { return "workload" }
+
+func lookupRunner(name string) (workloads.Runner, error) {
+	w, ok := workloads.Get(name)
+	if !ok {
+		return nil, &workloadError{fmt.Sprintf("unknown workload %q (known: %s)", name, strings.Join(workloads.Names(), ", "))}
+	}
+	r, ok := w.(workloads.Runner)
+	if !ok {
+		return nil, &workloadError{fmt.Sprintf("workload %q can be parsed but not run", name)}
+	}
+	return r, nil
+}
+
+// Run is `seshat run`: expand the benchmark file, then run every point (or
+// list them with DryRun), and print the summary on stderr. The children
+// inherit this process's environment plus their settings as SESHAT_<KEY>.
+func Run(ctx context.Context, env Env, o RunOptions) error {
+	if o.Benchmark == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--benchmark is required")
+	}
+	if o.ResultsDir == "" && !o.DryRun {
+		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
+	}
+	if o.Timeout < 0 {
+		return exitcode.Errorf(exitcode.InvalidInput, "--timeout must not be negative")
+	}
+	b, err := runner.LoadBenchmark(o.Benchmark)
+	if err != nil {
+		return err
+	}
+	exps, err := b.Select(o.Expe)
+	if err != nil {
+		return err
+	}
+	check := func(s map[string]any) error {
+		name, ok := s["workload"].(string)
+		if !ok {
+			return &workloadError{fmt.Sprintf("must be a string, got %v", s["workload"])}
+		}
+		r, err := lookupRunner(name)
+		if err != nil {
+			return err
+		}
+		return r.CheckPoint(s)
+	}
+	points, err := runner.Expand(b, exps, DefaultWorkload, check)
+	if err != nil {
+		return err
+	}
+	opts := runner.Options{
+		ResultsDir:  o.ResultsDir,
+		Points:      points,
+		Resume:      o.Resume,
+		Timeout:     o.Timeout,
+		StopOnError: o.StopOnError,
+		Python:      o.Python,
+		Lookup:      lookupRunner,
+		Env:         os.Environ(),
+	}
+	if o.DryRun {
+		return dryRun(env, opts)
+	}
+	if err := os.MkdirAll(o.ResultsDir, 0o755); err != nil {
+		return fmt.Errorf("--results-dir: %w", err)
+	}
+	if opts.Self = o.Self; opts.Self == "" {
+		if opts.Self, err = os.Executable(); err != nil {
+			return fmt.Errorf("locate the seshat executable: %w", err)
+		}
+	}
+	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
+	for _, w := range warns {
+		env.Log.Warn("hwinfo: " + w)
+	}
+	opts.HWInfo = hw
+	if env.Terminal {
+		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir}
+	} else {
+		opts.Progress = &runner.LogProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Timeout: o.Timeout}
+	}
+	summary, err := runner.Run(ctx, opts)
+	summary.Write(env.Stderr, o.ResultsDir)
+	return err
+}
+
+// dryRun prints one line per point on stdout: its directory (relative to
+// the results directory) or "skip", and its settings.
+func dryRun(env Env, opts runner.Options) error {
+	plan, err := runner.Plan(opts)
+	if err != nil {
+		return err
+	}
+	toRun := 0
+	for _, p := range plan {
+		where := "skip (complete)"
+		if !p.Skip {
+			toRun++
+			where = p.Dir
+			if opts.ResultsDir != "" {
+				if rel, err := filepath.Rel(opts.ResultsDir, p.Dir); err == nil {
+					where = rel
+				}
+			}
+			if p.Reuse {
+				where += " (rerun of an interrupted run)"
+			}
+		}
+		keys := make([]string, 0, len(p.Settings))
+		for k := range p.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + runner.FormatValue(p.Settings[k])
+		}
+		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, strings.Join(parts, " "))
+	}
+	fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
+	return nil
+}

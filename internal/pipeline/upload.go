@@ -1,0 +1,249 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// Environment variables of OpenSearch basic auth. Credentials are never
+// flags: a flag shows in the process list and in shell history.
+const (
+	EnvOpenSearchUsername = "SESHAT_OPENSEARCH_USERNAME"
+	EnvOpenSearchPassword = "SESHAT_OPENSEARCH_PASSWORD"
+)
+
+// StoreConnection says how to reach a store beyond its URL: OpenSearch
+// index names, TLS, credentials and retry bounds. SQLite ignores it.
+type StoreConnection struct {
+	Index lts.IndexNames
+	// CACert is a PEM file of CAs to trust; InsecureSkipVerify turns TLS
+	// verification off (explicitly only).
+	CACert             string
+	InsecureSkipVerify bool
+	// PasswordFile holds the OpenSearch password (first line); else
+	// SESHAT_OPENSEARCH_PASSWORD. The user is SESHAT_OPENSEARCH_USERNAME.
+	PasswordFile string
+	// RetryTimeout bounds the time spent retrying (lts.DefaultRetryTimeout
+	// when 0).
+	RetryTimeout time.Duration
+}
+
+// storeOptions resolves the connection into lts.StoreOptions, reading the
+// credentials.
+func (c StoreConnection) storeOptions(env Env) (lts.StoreOptions, error) {
+	o := lts.StoreOptions{
+		Index:              c.Index,
+		Workloads:          ltsWorkloads(),
+		CACertFile:         c.CACert,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		Username:           env.env(EnvOpenSearchUsername),
+		Password:           lts.Secret(env.env(EnvOpenSearchPassword)),
+		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
+		Log:                env.logger(),
+	}
+	if c.PasswordFile != "" {
+		data, err := os.ReadFile(c.PasswordFile)
+		if err != nil {
+			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file: %w", err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		o.Password = lts.Secret(strings.TrimRight(first, "\r"))
+		if o.Password == "" {
+			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file %s: empty", c.PasswordFile)
+		}
+	}
+	if o.Password != "" && o.Username == "" {
+		return o, exitcode.Errorf(exitcode.InvalidInput, "an OpenSearch password is given but no user: set %s", EnvOpenSearchUsername)
+	}
+	return o, nil
+}
+
+// openStore opens the store of url with the connection settings; reading
+// requires an embedded store to exist.
+func openStore(ctx context.Context, env Env, url string, conn StoreConnection, reading bool) (lts.Store, error) {
+	opts, err := conn.storeOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	opts.MustExist = reading
+	return lts.Open(ctx, url, opts)
+}
+
+// UploadOptions are the options of `seshat upload`.
+type UploadOptions struct {
+	// ResultsDir is parsed (cached) for payloads; or LTSFile, the output
+	// of `parse --output-lts`, is read. Exactly one is given.
+	ResultsDir string
+	LTSFile    string
+	Workload   string
+	Filters    string
+	NoCache    bool
+	// Store is the store's URL; lts.DefaultStoreURL when empty.
+	Store string
+	// Export also uploads to the OpenSearch at ExportURL (the
+	// lts.opensearch section of seshat.yaml). With FailOnError false a
+	// failed export is a warning.
+	Export      bool
+	ExportURL   string
+	FailOnError bool
+	Connection  StoreConnection
+	// DryRun lists what would be stored (stdout) and stores nothing.
+	DryRun bool
+}
+
+// Upload runs `seshat upload`: payloads from one parse (or an LTS file),
+// validated strictly; the valid ones are stored, in one upload per store,
+// and the invalid ones named, entry and field, after which the command
+// exits 4. Nothing to upload exits 3.
+func Upload(ctx context.Context, env Env, opts UploadOptions) error {
+	records, source, err := uploadRecords(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	if len(records) == 0 {
+		return exitcode.Errorf(exitcode.NoData, "nothing to upload: %s holds no complete run", source)
+	}
+	valid, invalid := lts.SplitValid(records)
+	if invalid != nil {
+		invalid = fmt.Errorf("%d of %d payload(s) not uploaded: %w", len(records)-len(valid), len(records), invalid)
+	}
+	valid = uniqueRecords(env, valid)
+	payloads := lts.Payloads(valid)
+	targets, err := uploadTargets(opts)
+	if err != nil {
+		return err
+	}
+	if len(payloads) == 0 {
+		return invalid
+	}
+	if opts.DryRun {
+		kpis := 0
+		for _, r := range valid {
+			fmt.Fprintf(env.Stdout, "%s\t%s\t%d KPIs\n", r.Path, r.Payload.Metadata.TestUUID, len(r.Payload.KPIs))
+			kpis += len(r.Payload.KPIs)
+		}
+		fmt.Fprintf(env.Stderr, "dry run: %d payload(s) with %d KPI(s) would be stored in %s\n",
+			len(payloads), kpis, strings.Join(targetNames(targets), " and "))
+		return invalid
+	}
+	for _, t := range targets {
+		stats, err := putAll(ctx, env, t, opts.Connection, payloads)
+		if err != nil {
+			if t.export && !opts.FailOnError {
+				env.logger().Warn("OpenSearch export failed (fail_on_error is false)", "error", err)
+				continue
+			}
+			return errors.Join(err, invalid)
+		}
+		fmt.Fprintln(env.Stderr, describePut(t, opts.Connection.Index, stats))
+	}
+	return invalid
+}
+
+// uploadRecords reads the payloads from the results directory or the LTS
+// file; source names it for messages.
+func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Record, string, error) {
+	switch {
+	case opts.ResultsDir != "" && opts.LTSFile != "":
+		return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--results-dir and --lts exclude each other")
+	case opts.LTSFile != "":
+		if opts.Filters != "" || opts.Workload != "" {
+			return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--filters and --workload apply to --results-dir, not to --lts")
+		}
+		data, err := os.ReadFile(opts.LTSFile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
+			}
+			return nil, "", fmt.Errorf("--lts: %w", err)
+		}
+		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
+		return records, opts.LTSFile, err
+	case opts.ResultsDir != "":
+		m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+		if err != nil {
+			return nil, "", err
+		}
+		records := buildPayloads(env, m)
+		fmt.Fprintln(env.Stderr, m.Stats())
+		return records, opts.ResultsDir, nil
+	}
+	return nil, "", exitcode.Errorf(exitcode.InvalidInput, "give --results-dir DIR or --lts FILE")
+}
+
+// uniqueRecords keeps one payload per test_uuid: two entries with the same
+// .uuid are a copied run directory, and the store would keep only the last.
+func uniqueRecords(env Env, records []lts.Record) []lts.Record {
+	seen := make(map[string]string, len(records))
+	out := make([]lts.Record, 0, len(records))
+	for _, r := range records {
+		id := r.Payload.Metadata.TestUUID
+		if first, dup := seen[id]; dup {
+			env.logger().Warn("same test_uuid as an earlier entry: not uploaded", "entry", r.Path, "test_uuid", id, "kept", first)
+			continue
+		}
+		seen[id] = r.Path
+		out = append(out, r)
+	}
+	return out
+}
+
+// uploadTarget is one store an upload writes to.
+type uploadTarget struct {
+	url    string
+	export bool // the OpenSearch export of the config file
+}
+
+func uploadTargets(opts UploadOptions) ([]uploadTarget, error) {
+	primary := opts.Store
+	if primary == "" {
+		primary = lts.DefaultStoreURL
+	}
+	targets := []uploadTarget{{url: primary}}
+	if opts.Export {
+		if opts.ExportURL == "" {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "the OpenSearch export is enabled but has no URL (lts.opensearch.url, --opensearch-url)")
+		}
+		if opts.ExportURL != primary {
+			targets = append(targets, uploadTarget{url: opts.ExportURL, export: true})
+		}
+	}
+	return targets, nil
+}
+
+func targetNames(targets []uploadTarget) []string {
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		out[i] = lts.Redact(t.url)
+	}
+	return out
+}
+
+func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (lts.PutStats, error) {
+	s, err := openStore(ctx, env, t.url, conn, false)
+	if err != nil {
+		return lts.PutStats{}, err
+	}
+	defer s.Close()
+	env.logger().Debug("uploading", "store", s.String(), "payloads", len(payloads))
+	return s.Put(ctx, payloads)
+}
+
+// describePut is the line upload prints per store.
+func describePut(t uploadTarget, names lts.IndexNames, s lts.PutStats) string {
+	name := lts.Redact(t.url)
+	if !strings.HasPrefix(t.url, "http") {
+		return fmt.Sprintf("stored %d payload(s) in %s: %d new, %d replaced", s.Payloads, name, s.Created, s.Replaced)
+	}
+	return fmt.Sprintf("stored %d payload(s) in %s index %s: %d new, %d replaced; %d KPI document(s) in index %s; %d request(s), %d document(s) retried",
+		s.Payloads, name, names.Payloads(), s.Created, s.Replaced, s.KPIDocuments, names.KPIs(), s.Requests, s.Retries)
+}

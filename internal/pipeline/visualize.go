@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/plotting"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// VisualizeOptions are the options of `seshat visualize`.
+type VisualizeOptions struct {
+	ResultsDir string
+	Workload   string
+	Filters    string
+	NoCache    bool
+	// PlotsFile is a plots.yaml; Generate lines name reports or plots
+	// directly and win over PlotsFile. Without either, every report of
+	// every workload is made.
+	PlotsFile string
+	Generate  []string
+	// History is where the KPI history report reads stored KPIs: an LTS
+	// store URL (sqlite:PATH, http(s)://host:port) or a file of LTS
+	// payloads (as `parse --output-lts` writes them).
+	History        string
+	BatchKey, XKey string
+	OutputDir      string
+}
+
+// historyFileLimit bounds a file of LTS payloads read whole as history.
+const historyFileLimit = 1 << 30
+
+// Visualize runs `seshat visualize`: check what is asked (unknown names
+// fail before any parsing), open the history, parse the results once, then
+// write the figures, pages and indexes.
+func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
+	if opts.OutputDir == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--output-dir is required")
+	}
+	if opts.ResultsDir == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
+	}
+	var regs []*plotting.Registry
+	for _, p := range workloads.PlotProviders() {
+		regs = append(regs, p.Plots())
+	}
+	jobs, err := visualizeJobs(opts, regs)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := plotting.Check(regs, j.Generate); err != nil {
+			return exitcode.With(exitcode.InvalidInput, err)
+		}
+	}
+	history, closeHistory, err := openHistory(ctx, env, opts.History)
+	if err != nil {
+		return err
+	}
+	defer closeHistory()
+	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	if err != nil {
+		return err
+	}
+	res, err := plotting.Generate(ctx, m, plotting.Options{
+		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,
+		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, Log: env.Log,
+	})
+	var unknown *plotting.UnknownError
+	if errors.As(err, &unknown) {
+		return exitcode.With(exitcode.InvalidInput, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stderr, m.Stats())
+	fmt.Fprintf(env.Stderr, "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
+	return nil
+}
+
+// visualizeJobs reads what to generate: plots.yaml, --generate lines, or
+// every report of every workload.
+func visualizeJobs(opts VisualizeOptions, regs []*plotting.Registry) ([]plotting.Job, error) {
+	switch {
+	case len(opts.Generate) > 0:
+		// --generate wins over --plots: the narrower request is the one a
+		// person typed (plots.yaml often comes from seshat.yaml).
+		job := plotting.Job{}
+		for _, g := range opts.Generate {
+			d, err := plotting.ParseDirective(g)
+			if err != nil {
+				return nil, exitcode.Errorf(exitcode.InvalidInput, "--generate: %w", err)
+			}
+			job.Generate = append(job.Generate, d)
+		}
+		return []plotting.Job{job}, nil
+	case opts.PlotsFile != "":
+		data, err := parsers.ReadLimited(opts.PlotsFile, parsers.DefaultLimit)
+		if err != nil {
+			return nil, fmt.Errorf("--plots: %w", err)
+		}
+		jobs, err := plotting.ReadSpec(opts.PlotsFile, data)
+		if err != nil {
+			return nil, exitcode.With(exitcode.InvalidInput, err)
+		}
+		return jobs, nil
+	}
+	job := plotting.Job{}
+	for _, r := range regs {
+		for _, d := range r.Reports() {
+			if !containsDirective(job.Generate, d) {
+				job.Generate = append(job.Generate, d)
+			}
+		}
+	}
+	return []plotting.Job{job}, nil
+}
+
+func containsDirective(ds []plotting.Directive, d plotting.Directive) bool {
+	for _, x := range ds {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// openHistory opens the KPI history named by --history: an LTS store URL
+// (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (optionally
+// file:PATH); nil when none. The returned close function is never nil.
+func openHistory(ctx context.Context, env Env, source string) (plotting.History, func(), error) {
+	nop := func() {}
+	if source == "" {
+		return nil, nop, nil
+	}
+	if isStoreURL(source) {
+		if path, ok := strings.CutPrefix(source, "sqlite:"); ok {
+			// Opening creates a missing database: a mistyped path would
+			// read as an empty history.
+			if _, err := os.Stat(path); err != nil {
+				return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", source, err)
+			}
+		}
+		s, err := lts.Open(ctx, source, lts.StoreOptions{Workloads: ltsWorkloads(), Log: env.logger()})
+		if err != nil {
+			return nil, nop, fmt.Errorf("--history: %w", err)
+		}
+		return storeHistory{s}, func() {
+			if err := s.Close(); err != nil {
+				env.logger().Warn(fmt.Sprintf("--history %s: %v", s, err))
+			}
+		}, nil
+	}
+	path := strings.TrimPrefix(source, "file:")
+	data, err := parsers.ReadLimited(path, historyFileLimit)
+	if err != nil {
+		return nil, nop, fmt.Errorf("--history: %w", err)
+	}
+	records, err := lts.ReadPayloads(path, data, ltsLookup)
+	if err != nil {
+		return nil, nop, fmt.Errorf("--history: %w (want a JSON array of LTS payloads, as seshat parse --output-lts writes)", err)
+	}
+	var payloads []*models.Payload
+	for _, r := range records {
+		for _, w := range r.Warnings {
+			env.logger().Warn(fmt.Sprintf("--history: %s: %s (left out)", r.Path, w))
+		}
+		if r.Payload != nil {
+			payloads = append(payloads, r.Payload)
+		}
+	}
+	return plotting.PayloadHistory(path, payloads), nop, nil
+}
+
+func isStoreURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, ":")
+	switch strings.ToLower(scheme) {
+	case "sqlite", "http", "https":
+		return ok
+	}
+	return false
+}
+
+// storeHistory reads KPI history from an LTS store: the payloads whose
+// labels match the query, in the store's time order.
+type storeHistory struct{ s lts.Store }
+
+func (h storeHistory) Source() string { return h.s.String() }
+
+func (h storeHistory) Points(ctx context.Context, q plotting.HistoryQuery) ([]plotting.KPIPoint, error) {
+	labels := map[string][]string{}
+	for k, v := range q.Labels {
+		labels[k] = v
+	}
+	if q.Workload != "" {
+		labels[kpi.LabelWorkload] = []string{q.Workload}
+	}
+	var payloads []*models.Payload
+	for p, err := range h.s.Query(ctx, lts.Query{Labels: labels}) {
+		if err != nil {
+			return nil, err
+		}
+		payloads = append(payloads, p)
+	}
+	return plotting.PayloadHistory(h.Source(), payloads).Points(ctx, q)
+}

@@ -1,0 +1,143 @@
+package plotting
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-gota/gota/dataframe"
+	"github.com/go-gota/gota/series"
+
+	"github.com/seshat-bench/seshat/store"
+)
+
+// countReport draws the number of entries per backend.
+func countReport(ctx *Context) (*Page, error) {
+	counts := map[string]float64{}
+	var order []string
+	for _, e := range ctx.Entries {
+		b, _ := e.Settings["backend"].(string)
+		if _, ok := counts[b]; !ok {
+			order = append(order, b)
+		}
+		counts[b]++
+	}
+	vals := make([]float64, len(order))
+	for i, b := range order {
+		vals[i] = counts[b]
+	}
+	df := dataframe.New(series.New(order, series.String, "backend"), series.New(vals, series.Float, "n"))
+	p, err := Distribution(df, DistSpec{Title: "Entries", Group: "backend", Value: "n"})
+	if err != nil {
+		return nil, err
+	}
+	return &Page{Title: "Counts", Summary: "How many.", Sections: []Section{{Title: "All",
+		Figures: []*Figure{{Name: "counts", Title: "Entries per backend", Data: df, Plot: p}}}}}, nil
+}
+
+func testMatrix() *store.Matrix {
+	m := &store.Matrix{ResultsDir: "/somewhere/results"}
+	for i, b := range []string{"gonum", "numpy", "numpy"} {
+		m.Entries = append(m.Entries, &store.Entry{Path: "r" + string(rune('0'+i)), Workload: "w",
+			Settings: store.Settings{"backend": b, "device": "cpu", "@repeat": i}})
+	}
+	return m
+}
+
+func TestGenerateJobsWithIDs(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry("w")
+	reg.AddReport("Counts", "Entries per backend.", countReport)
+	out := t.TempDir()
+	jobs := []Job{
+		{ID: "all", Generate: []Directive{{KindReport, "Counts"}}},
+		{ID: "torch", Generate: []Directive{{KindReport, "Counts"}}, Filters: []store.Filters{{"backend": {"torch"}}}},
+	}
+	res, err := Generate(context.Background(), testMatrix(), Options{OutputDir: out, Jobs: jobs, Registries: []*Registry{reg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages != 2 || res.Figures != 1 || res.EmptyPages != 1 {
+		t.Errorf("result %+v, want 2 pages, 1 figure, 1 empty", res)
+	}
+	read := func(rel string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(out, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	top := read(IndexFile)
+	for _, want := range []string{`href="all/reports_index.html"`, `href="all/counts.html"`, `href="torch/counts.html"`, "no data"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("top index lacks %s", want)
+		}
+	}
+	page := read("all/counts.html")
+	for _, want := range []string{`<img src="figures/counts/counts.svg" alt="Entries per backend"`, `href="reports_index.html"`,
+		`href="../reports_index.html"`, "<td>backend</td><td>gonum, numpy</td>", "<td>device</td><td>cpu</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("all/counts.html lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "@repeat") {
+		t.Error("@repeat is listed as a setting")
+	}
+	for _, f := range []string{"counts.svg", "counts.png", "counts.csv"} {
+		if _, err := os.Stat(filepath.Join(out, "all/figures/counts", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	empty := read("torch/counts.html")
+	if !strings.Contains(empty, "No entries of the w workload match the filters backend=torch.") {
+		t.Errorf("empty page does not say why:\n%s", empty)
+	}
+	for _, p := range []string{top, page, empty, read("all/" + IndexFile)} {
+		if strings.Contains(strings.ToLower(p), "<script") {
+			t.Error("a page has a script")
+		}
+	}
+}
+
+func TestGenerateUnknownWritesNothing(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry("w")
+	reg.AddReport("Counts", "", countReport)
+	out := filepath.Join(t.TempDir(), "reports")
+	_, err := Generate(context.Background(), testMatrix(), Options{OutputDir: out, Registries: []*Registry{reg},
+		Jobs: []Job{{Generate: []Directive{{KindReport, "Counts"}, {KindReport, "Nope"}}}}})
+	var unknown *UnknownError
+	if !errors.As(err, &unknown) || unknown.Directive.Name != "Nope" {
+		t.Fatalf("Generate = %v, want an UnknownError for Nope", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output directory written: %v", err)
+	}
+}
+
+func TestGroupSeriesOrdersByTime(t *testing.T) {
+	t.Parallel()
+	h := PayloadHistory("mem", nil)
+	if pts, err := h.Points(context.Background(), HistoryQuery{}); err != nil || len(pts) != 0 {
+		t.Fatalf("empty history: %v %v", pts, err)
+	}
+	ts := func(day int) KPIPoint {
+		return KPIPoint{KPI: "rate", Value: float64(day), Labels: map[string]string{"backend": "numpy", "framework_version": string(rune('a' + day))}}
+	}
+	points := []KPIPoint{ts(0), ts(1), ts(2)}
+	for i := range points {
+		points[i].Time = points[i].Time.AddDate(0, 0, 2-i) // newest first
+	}
+	SortPoints(points)
+	series := GroupSeries(points, []string{"framework_version"})
+	if len(series) != 1 || len(series[0].Points) != 3 || series[0].Points[0].Value != 2 {
+		t.Fatalf("series %+v: want one series, oldest (value 2) first", series)
+	}
+	if series[0].Key != `backend="numpy"` {
+		t.Errorf("key %q", series[0].Key)
+	}
+}

@@ -1,0 +1,308 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/store"
+)
+
+// Benchmark is a decoded benchmark file.
+type Benchmark struct {
+	// Path is the file as given, for messages and config.yaml.
+	Path   string
+	Common Settings
+	// Experiments in file order.
+	Experiments []*Experiment
+}
+
+// Experiment is one entry of `expe`.
+type Experiment struct {
+	Name     string
+	Line     int
+	Settings Settings
+	// Repeat is the number of runs per point; 0 when not given (one run,
+	// no @repeat setting).
+	Repeat int
+}
+
+// Settings keep their file order, which is the nesting order of the
+// cartesian product (the first list varies slowest).
+type Settings struct {
+	Keys   []string
+	Values map[string]Value
+}
+
+// Value is one setting: its possible values (one for a scalar) and line.
+type Value struct {
+	Values []any
+	// List is true when the file gave a list of values.
+	List bool
+	Line int
+}
+
+func (s *Settings) set(key string, v Value) {
+	if s.Values == nil {
+		s.Values = map[string]Value{}
+	}
+	if _, ok := s.Values[key]; !ok {
+		s.Keys = append(s.Keys, key)
+	}
+	s.Values[key] = v
+}
+
+// RepeatKey is the directive giving the number of runs per point; the
+// runs carry RepeatSetting = 0..N-1.
+const (
+	RepeatKey     = "repeat"
+	RepeatSetting = "@repeat"
+)
+
+// ListValued settings take a list as one value (an argv); to vary them,
+// give a list of lists.
+var ListValued = map[string]bool{"command": true}
+
+// BenchmarkError is an invalid benchmark file, naming where.
+type BenchmarkError struct {
+	File       string
+	Line       int
+	Experiment string
+	Key        string
+	Msg        string
+}
+
+func (e *BenchmarkError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Experiment != "" {
+		fmt.Fprintf(&b, "experiment %q: ", e.Experiment)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, "key %q: ", e.Key)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+var (
+	settingName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+	experimentName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+)
+
+// LoadBenchmark reads and decodes a benchmark file. Every error is
+// InvalidInput except an unreadable existing file.
+func LoadBenchmark(path string) (*Benchmark, error) {
+	data, err := parsers.ReadLimited(path, 16<<20)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "benchmark file: %w", err)
+		}
+		return nil, fmt.Errorf("benchmark file: %w", err)
+	}
+	b, err := ParseBenchmark(path, data)
+	if err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, err)
+	}
+	return b, nil
+}
+
+// ParseBenchmark decodes benchmark file content; name is used in messages.
+// It checks the shape of the file; the settings of each point are checked
+// by the workload when the matrix is expanded (Expand).
+func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
+	bad := func(line int, expe, key, format string, args ...any) error {
+		return &BenchmarkError{File: name, Line: line, Experiment: expe, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if err.Error() == "EOF" {
+			return nil, bad(0, "", "", "empty file: expected common_settings and expe")
+		}
+		var se *parsers.SyntaxError
+		if errors.As(parsers.YAML(name, data, new(any)), &se) {
+			return nil, se
+		}
+		return nil, bad(0, "", "", "%v", err)
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return nil, bad(doc.Line, "", "", "expected a mapping with common_settings and expe")
+	}
+	b := &Benchmark{Path: name}
+	var expe *yaml.Node
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		switch k.Value {
+		case "common_settings":
+			if err := decodeSettings(name, "", v, &b.Common); err != nil {
+				return nil, err
+			}
+		case "expe":
+			expe = v
+		default:
+			return nil, bad(k.Line, "", k.Value, "unknown top-level key (expected common_settings, expe)")
+		}
+	}
+	if expe == nil || (expe.Kind == yaml.ScalarNode && expe.Tag == "!!null") {
+		return nil, bad(doc.Line, "", "expe", "missing: at least one experiment is needed")
+	}
+	if expe.Kind != yaml.MappingNode {
+		return nil, bad(expe.Line, "", "expe", "must map experiment names to their settings")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(expe.Content); i += 2 {
+		k, v := expe.Content[i], expe.Content[i+1]
+		if !experimentName.MatchString(k.Value) || k.Value == "." || k.Value == ".." {
+			return nil, bad(k.Line, k.Value, "", "experiment names become directory names: use letters, digits, _ . -")
+		}
+		if seen[k.Value] {
+			return nil, bad(k.Line, k.Value, "", "defined twice")
+		}
+		seen[k.Value] = true
+		e := &Experiment{Name: k.Value, Line: k.Line}
+		if !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+			if err := decodeSettings(name, e.Name, v, &e.Settings); err != nil {
+				return nil, err
+			}
+		}
+		b.Experiments = append(b.Experiments, e)
+	}
+	if len(b.Experiments) == 0 {
+		return nil, bad(expe.Line, "", "expe", "no experiments")
+	}
+	// repeat is a directive, not a setting: the experiment's wins over the common one.
+	for _, e := range b.Experiments {
+		rv, ok := e.Settings.Values[RepeatKey]
+		if !ok {
+			rv, ok = b.Common.Values[RepeatKey]
+		}
+		if !ok {
+			continue
+		}
+		n, isInt := rv.Values[0].(int)
+		if rv.List || !isInt || n < 1 {
+			return nil, bad(rv.Line, e.Name, RepeatKey, "must be one integer >= 1, got %v", rv.Values)
+		}
+		e.Repeat = n
+	}
+	return b, nil
+}
+
+func decodeSettings(file, expe string, n *yaml.Node, into *Settings) error {
+	bad := func(line int, key, format string, args ...any) error {
+		return &BenchmarkError{File: file, Line: line, Experiment: expe, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return bad(n.Line, "", "settings must be a mapping of names to values")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := k.Value
+		switch {
+		case strings.HasPrefix(key, "@"):
+			return bad(k.Line, key, "names starting with @ are reserved for the runner (@repeat)")
+		case !settingName.MatchString(key):
+			return bad(k.Line, key, "setting names use letters, digits, _ . - and start with a letter or _")
+		}
+		if _, dup := into.Values[key]; dup {
+			return bad(k.Line, key, "set twice")
+		}
+		val := Value{Line: v.Line}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			var x any
+			if err := v.Decode(&x); err != nil {
+				return bad(v.Line, key, "%v", err)
+			}
+			val.Values = []any{x}
+		case yaml.SequenceNode:
+			var xs []any
+			if err := v.Decode(&xs); err != nil {
+				return bad(v.Line, key, "%v", err)
+			}
+			if ListValued[key] && (len(xs) == 0 || !isList(xs[0])) {
+				val.Values = []any{xs} // one argv
+				break
+			}
+			if len(xs) == 0 {
+				return bad(v.Line, key, "an empty list gives no points")
+			}
+			val.List = true
+			for j, x := range xs {
+				if _, isMap := x.(map[string]any); isMap {
+					return bad(v.Content[j].Line, key, "list values must be scalars")
+				}
+				if isList(x) && !ListValued[key] {
+					return bad(v.Content[j].Line, key, "list values must be scalars")
+				}
+				for _, prev := range xs[:j] {
+					if store.EqualValues(prev, x) {
+						return bad(v.Content[j].Line, key, "value %v listed twice", x)
+					}
+				}
+			}
+			val.Values = xs
+		default:
+			return bad(v.Line, key, "settings are flat: a value is a scalar or a list of scalars")
+		}
+		into.set(key, val)
+	}
+	return nil
+}
+
+func isList(x any) bool {
+	_, ok := x.([]any)
+	return ok
+}
+
+// Select returns the experiments to run: those named (an unknown name is
+// an error), or every experiment whose name does not start with "_".
+func (b *Benchmark) Select(names []string) ([]*Experiment, error) {
+	if len(names) == 0 {
+		var out []*Experiment
+		for _, e := range b.Experiments {
+			if !strings.HasPrefix(e.Name, "_") {
+				out = append(out, e)
+			}
+		}
+		if len(out) == 0 {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "%s: every experiment is disabled (names starting with _); select one with --expe", b.Path)
+		}
+		return out, nil
+	}
+	byName := map[string]*Experiment{}
+	var known []string
+	for _, e := range b.Experiments {
+		byName[e.Name] = e
+		known = append(known, e.Name)
+	}
+	var out []*Experiment
+	seen := map[string]bool{}
+	for _, n := range names {
+		e, ok := byName[n]
+		if !ok {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--expe %s: no such experiment in %s (known: %s)", n, b.Path, strings.Join(known, ", "))
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,16 @@
+// Package runner is the collector half of seshat: benchmark file -> matrix
+// points -> one child process per run -> one artifact directory per run.
+//
+// LoadBenchmark decodes and validates a benchmark file (matbench shape:
+// common_settings, expe, repeat); Expand turns it into Points, the cartesian
+// product of list-valued settings, each repeat told apart by `@repeat`.
+// Run creates <results>/<expe>/<NNN>__<slug> for each point, writes
+// settings.yaml, .uuid and config.yaml, executes the workload's child
+// command (Execute: own process group, timeout killing the group, logs to
+// files, rusage), then writes hwinfo.json (collected once per invocation by
+// CollectHWInfo), usage.json and, last and atomically, exit_code.
+//
+// A failed run is data: it is recorded and the matrix goes on. An
+// interrupted run (context cancelled) has its process group killed and its
+// directory left without exit_code, so the parser reports it incomplete.
+package runner

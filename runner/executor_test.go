@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func helperExec(t *testing.T, mode string) Exec {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "stdout.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errf, err := os.Create(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close(); errf.Close() })
+	return Exec{
+		Args:   []string{os.Args[0]},
+		Env:    append(os.Environ(), "SESHAT_HELPER="+mode, "SESHAT_MATRIX_SIZE=512"),
+		Dir:    dir,
+		Stdout: out,
+		Stderr: errf,
+	}
+}
+
+func TestExecuteExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		mode string
+		code int
+	}{
+		{"success", "exit 0", 0},
+		{"failure", "exit 3", 3},
+		{"killed by a signal", "signal", 128 + 15},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			x := helperExec(t, tc.mode)
+			o := Execute(context.Background(), x)
+			if o.ExitCode != tc.code || o.Err != nil || o.TimedOut || o.Interrupted {
+				t.Fatalf("outcome %+v, want exit code %d", o, tc.code)
+			}
+			if o.Rusage == nil || o.Rusage.Maxrss <= 0 || !o.End.After(o.Start) {
+				t.Errorf("rusage %+v, start %v end %v", o.Rusage, o.Start, o.End)
+			}
+			if tc.mode == "exit 0" {
+				out, _ := os.ReadFile(filepath.Join(x.Dir, "stdout.log"))
+				errOut, _ := os.ReadFile(filepath.Join(x.Dir, "stderr.log"))
+				if !strings.Contains(string(out), "SESHAT_MATRIX_SIZE=512") || string(errOut) != "helper stderr\n" {
+					t.Errorf("stdout %q stderr %q", out, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestExecuteStartFailure(t *testing.T) {
+	t.Parallel()
+	x := helperExec(t, "exit 0")
+	x.Args = []string{filepath.Join(t.TempDir(), "no-such-program")}
+	o := Execute(context.Background(), x)
+	if o.ExitCode != StartFailureExitCode || o.Err == nil || !strings.HasPrefix(o.Describe(0), "failed to start") {
+		t.Errorf("outcome %+v", o)
+	}
+}
+
+func TestExecuteTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	x := helperExec(t, "")
+	pidfile := filepath.Join(x.Dir, "pids")
+	x.Env = append(x.Env, "SESHAT_HELPER=grandchild "+pidfile)
+	x.Timeout = 500 * time.Millisecond
+	done := make(chan Outcome, 1)
+	go func() { done <- Execute(context.Background(), x) }()
+	pids := pidsIn(t, waitFile(t, pidfile))
+	o := <-done
+	if !o.TimedOut || o.ExitCode != TimeoutExitCode || o.Interrupted {
+		t.Fatalf("outcome %+v", o)
+	}
+	if !strings.HasPrefix(o.Describe(x.Timeout), "timed out after 500ms") {
+		t.Errorf("describe %q", o.Describe(x.Timeout))
+	}
+	assertDead(t, pids...) // the child and its grandchild
+}
+
+func TestExecuteCancelKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	x := helperExec(t, "")
+	pidfile := filepath.Join(x.Dir, "pids")
+	x.Env = append(x.Env, "SESHAT_HELPER=grandchild "+pidfile)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Outcome, 1)
+	go func() { done <- Execute(ctx, x) }()
+	pids := pidsIn(t, waitFile(t, pidfile))
+	cancel() // what SIGINT does to seshat's context
+	o := <-done
+	if !o.Interrupted || !errors.Is(o.Err, ErrInterrupted) || o.TimedOut {
+		t.Fatalf("outcome %+v", o)
+	}
+	assertDead(t, pids...)
+}
+
+func TestExecuteKillsStragglers(t *testing.T) {
+	t.Parallel()
+	x := helperExec(t, "")
+	pidfile := filepath.Join(x.Dir, "pids")
+	x.Env = append(x.Env, "SESHAT_HELPER=background "+pidfile)
+	o := Execute(context.Background(), x)
+	if o.ExitCode != 0 {
+		t.Fatalf("outcome %+v", o)
+	}
+	pids := pidsIn(t, waitFile(t, pidfile))
+	assertDead(t, pids[1]) // left running in the group by the child
+}

@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the child process of the executor tests (the
+// standard helper-process pattern): when SESHAT_HELPER is set it acts as
+// that helper instead of running tests. In runner tests the variable comes
+// from the `helper` setting, exported like every setting.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("SESHAT_HELPER"); mode != "" {
+		os.Exit(helper(strings.Fields(mode)))
+	}
+	os.Exit(m.Run())
+}
+
+// helper modes:
+//
+//	exit N                      print the SESHAT_ environment, exit N
+//	signal                      die of SIGTERM
+//	sleep                       sleep an hour
+//	grandchild PIDFILE          start a sleeping grandchild, write both pids, sleep
+//	background PIDFILE          start a sleeping grandchild, write its pid, exit 0
+//	once FILE                   if FILE exists exit 0, else create it and sleep
+func helper(args []string) int {
+	switch args[0] {
+	case "exit":
+		var env []string
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, "SESHAT_") {
+				env = append(env, kv)
+			}
+		}
+		sort.Strings(env)
+		fmt.Println(strings.Join(env, "\n"))
+		fmt.Fprintln(os.Stderr, "helper stderr")
+		n, _ := strconv.Atoi(args[1])
+		return n
+	case "signal":
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		time.Sleep(time.Hour)
+	case "sleep":
+		time.Sleep(time.Hour)
+	case "grandchild", "background":
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), "SESHAT_HELPER=sleep")
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		pids := fmt.Sprintf("%d %d", os.Getpid(), gc.Process.Pid)
+		if err := os.WriteFile(args[1]+".tmp", []byte(pids), 0o644); err != nil {
+			return 2
+		}
+		os.Rename(args[1]+".tmp", args[1])
+		if args[0] == "background" {
+			return 0
+		}
+		time.Sleep(time.Hour)
+	case "once":
+		if _, err := os.Stat(args[1]); err == nil {
+			return 0
+		}
+		os.WriteFile(args[1], nil, 0o644)
+		time.Sleep(time.Hour)
+	}
+	return 99
+}
+
+// waitFile waits for a file the helper writes, failing after a generous
+// deadline (a hang, not a timing assertion).
+func waitFile(t *testing.T, path string) []byte {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil {
+			return data
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+	return nil
+}
+
+// alive reports whether pid is a live process (zombies count as dead: they
+// only wait for their new parent to reap them).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	state := data[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// assertDead waits for the pids to die, failing after a generous deadline.
+func assertDead(t *testing.T, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is still running", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func pidsIn(t *testing.T, data []byte) []int {
+	t.Helper()
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, n)
+	}
+	return pids
+}

@@ -1,0 +1,242 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// Point is one run to make: an experiment's settings with one value each.
+type Point struct {
+	Experiment string
+	// Settings is the flat map written to settings.yaml: the workload,
+	// every setting, and @repeat for repeated experiments.
+	Settings map[string]any
+	// Varying names the settings that take more than one value in this
+	// experiment, in file order (@repeat last): they make the slug.
+	Varying []string
+	// Config is the expanded benchmark entry written to config.yaml.
+	Config map[string]any
+}
+
+// Checker validates the settings of one point (the workload's CheckPoint).
+type Checker func(settings map[string]any) error
+
+// maxReported bounds the validation errors listed for one benchmark file.
+const maxReported = 10
+
+// Expand returns the points of the experiments, in order: for each
+// experiment, each repeat (outermost, so repeats of a point are spread over
+// time rather than run back to back), then the cartesian product of the
+// list-valued settings in file order (the first list varies slowest).
+// Every point is checked; errors name the experiment, the setting and its
+// line, and make the whole file invalid (InvalidInput).
+func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Checker) ([]Point, error) {
+	var points []Point
+	var errs []error
+	seen := map[string]bool{}
+	for _, e := range exps {
+		merged := merge(b.Common, e.Settings)
+		if _, ok := merged.Values["workload"]; !ok && defaultWorkload != "" {
+			merged.set("workload", Value{Values: []any{defaultWorkload}})
+		}
+		var varying []string
+		for _, k := range merged.Keys {
+			if len(merged.Values[k].Values) > 1 {
+				varying = append(varying, k)
+			}
+		}
+		repeats := max(e.Repeat, 1)
+		if e.Repeat > 1 {
+			varying = append(varying, RepeatSetting)
+		}
+		config := map[string]any{"benchmark": b.Path, "experiment": e.Name, "settings": merged.plain()}
+		if e.Repeat > 0 {
+			config["repeat"] = e.Repeat
+		}
+		for r := 0; r < repeats; r++ {
+			product(merged, func(s map[string]any) {
+				if e.Repeat > 0 {
+					s[RepeatSetting] = r
+				}
+				if r == 0 && check != nil {
+					if err := check(s); err != nil {
+						msg := err.Error()
+						if !seen[e.Name+"\x00"+msg] && len(errs) < maxReported {
+							seen[e.Name+"\x00"+msg] = true
+							errs = append(errs, pointError(b, e, s, varying, err))
+						}
+					}
+				}
+				points = append(points, Point{Experiment: e.Name, Settings: s, Varying: varying, Config: config})
+			})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, exitcode.With(exitcode.InvalidInput, errors.Join(errs...))
+	}
+	return points, nil
+}
+
+// pointError places a point's validation error in the file: the line of
+// the setting it names, in the experiment or else in common_settings.
+func pointError(b *Benchmark, e *Experiment, s map[string]any, varying []string, err error) error {
+	be := &BenchmarkError{File: b.Path, Line: e.Line, Experiment: e.Name, Msg: err.Error()}
+	var sk workloads.SettingKeyer
+	if errors.As(err, &sk) {
+		key := sk.SettingKey()
+		be.Key = key
+		if v, ok := e.Settings.Values[key]; ok {
+			be.Line = v.Line
+		} else if v, ok := b.Common.Values[key]; ok {
+			be.Line = v.Line
+		}
+	}
+	if len(varying) > 0 {
+		var parts []string
+		for _, k := range varying {
+			if k != RepeatSetting {
+				parts = append(parts, k+"="+FormatValue(s[k]))
+			}
+		}
+		be.Msg += " (point " + strings.Join(parts, ", ") + ")"
+	}
+	return be
+}
+
+// merge overlays an experiment's settings on the common ones, without the
+// repeat directive.
+func merge(common, expe Settings) Settings {
+	var out Settings
+	for _, s := range []Settings{common, expe} {
+		for _, k := range s.Keys {
+			if k != RepeatKey {
+				out.set(k, s.Values[k])
+			}
+		}
+	}
+	return out
+}
+
+// plain renders settings for config.yaml: a scalar, or the list as given.
+func (s Settings) plain() map[string]any {
+	out := make(map[string]any, len(s.Keys))
+	for _, k := range s.Keys {
+		v := s.Values[k]
+		if v.List {
+			out[k] = v.Values
+		} else {
+			out[k] = v.Values[0]
+		}
+	}
+	return out
+}
+
+// product calls f with every combination of values, first key slowest.
+func product(s Settings, f func(map[string]any)) {
+	idx := make([]int, len(s.Keys))
+	for {
+		m := make(map[string]any, len(s.Keys)+1)
+		for i, k := range s.Keys {
+			m[k] = s.Values[k].Values[idx[i]]
+		}
+		f(m)
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(s.Values[s.Keys[i]].Values) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// maxSlug bounds the slug so that directory names stay well under
+// NAME_MAX; the number prefix keeps truncated names unique.
+const maxSlug = 120
+
+// Slug names the point's directory after its varying settings,
+// key=value joined by "_", restricted to characters safe in file names.
+// A point of an experiment where nothing varies is "run".
+func (p Point) Slug() string {
+	var parts []string
+	for _, k := range p.Varying {
+		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(FormatValue(p.Settings[k])))
+	}
+	s := strings.Join(parts, "_")
+	if len(s) > maxSlug {
+		s = strings.TrimRight(s[:maxSlug], "-_=.")
+	}
+	if s == "" {
+		return "run"
+	}
+	return s
+}
+
+// safeName keeps letters, digits and . _ - and turns runs of anything else
+// into one "-"; a leading dot is replaced so names are never hidden.
+func safeName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+		if ok {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := b.String()
+	if strings.HasPrefix(out, ".") {
+		out = "-" + out[1:]
+	}
+	return out
+}
+
+// FormatValue renders a setting value as text: for slugs, for the
+// SESHAT_<KEY> environment of the child, and for messages. Lists are JSON.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []any, map[string]any:
+		data, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(data)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// EnvName is the environment variable a setting is exported as:
+// SESHAT_ + the upper-cased name, other characters as "_"
+// (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).
+func EnvName(key string) string {
+	var b strings.Builder
+	b.WriteString("SESHAT_")
+	for _, r := range strings.ToUpper(key) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

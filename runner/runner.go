@@ -1,0 +1,329 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gopkg.in/yaml.v3"
+
+	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// Options configure Run.
+type Options struct {
+	ResultsDir string
+	Points     []Point
+	// Resume skips points already complete with exit code 0 and the same
+	// settings, and reuses the directories of interrupted runs.
+	Resume bool
+	// Timeout per run (0: none).
+	Timeout time.Duration
+	// StopOnError stops after the first failed run.
+	StopOnError bool
+	// Self is the seshat executable; Python the --python interpreter.
+	Self, Python string
+	// Lookup finds the workload that runs a point.
+	Lookup func(name string) (workloads.Runner, error)
+	// HWInfo describes the machine (collected once per invocation).
+	HWInfo models.HWInfo
+	// Env is the base environment of every child (os.Environ()).
+	Env []string
+	// Progress is told about each run (nil: nothing).
+	Progress Progress
+}
+
+// Planned is a point with its fate: the directory it will run in, or why
+// it is skipped.
+type Planned struct {
+	Point
+	// Dir is the run directory (predicted: a concurrent runner may take the
+	// number first, then the next free one is used).
+	Dir string
+	// Skip is true for a point already complete with exit code 0.
+	Skip bool
+	// Reuse is true when Dir is an interrupted run's directory, cleared
+	// and run again.
+	Reuse bool
+}
+
+// Plan decides where each point runs, without writing anything: what
+// --dry-run prints and what Run executes.
+func Plan(opts Options) ([]Planned, error) {
+	type expeState struct {
+		next       int
+		done       map[string]int      // identity -> complete runs with exit 0
+		incomplete map[string][]string // identity -> dirs without exit_code
+	}
+	states := map[string]*expeState{}
+	out := make([]Planned, 0, len(opts.Points))
+	for _, p := range opts.Points {
+		dir := filepath.Join(opts.ResultsDir, p.Experiment)
+		st := states[p.Experiment]
+		if st == nil {
+			high, err := highestNumber(dir)
+			if err != nil {
+				return nil, fmt.Errorf("results directory: %w", err)
+			}
+			st = &expeState{next: high + 1, done: map[string]int{}, incomplete: map[string][]string{}}
+			if opts.Resume {
+				for _, r := range scanPastRuns(dir) {
+					switch {
+					case r.complete && r.exitCode == 0:
+						st.done[r.identity]++
+					case !r.complete:
+						st.incomplete[r.identity] = append(st.incomplete[r.identity], r.path)
+					}
+				}
+			}
+			states[p.Experiment] = st
+		}
+		pl := Planned{Point: p}
+		id := store.Settings(p.Settings).Identity()
+		switch {
+		case st.done[id] > 0:
+			st.done[id]--
+			pl.Skip = true
+		case len(st.incomplete[id]) > 0:
+			pl.Dir, pl.Reuse = st.incomplete[id][0], true
+			st.incomplete[id] = st.incomplete[id][1:]
+		default:
+			pl.Dir = filepath.Join(dir, RunDirName(st.next, p.Slug()))
+			st.next++
+		}
+		out = append(out, pl)
+	}
+	return out, nil
+}
+
+// Summary is what a Run did.
+type Summary struct {
+	Total, Succeeded, Failed, Skipped, NotRun int
+	Interrupted                               bool
+	StoppedOnError                            bool
+	Failures                                  []Failure
+	Elapsed                                   time.Duration
+}
+
+// Failure is one failed run.
+type Failure struct {
+	Dir    string
+	Reason string
+}
+
+// Write prints the summary for a person.
+func (s Summary) Write(w io.Writer, resultsDir string) {
+	fmt.Fprintf(w, "seshat run: %d runs: %d succeeded, %d failed, %d skipped (already complete)", s.Total, s.Succeeded, s.Failed, s.Skipped)
+	if s.NotRun > 0 {
+		fmt.Fprintf(w, ", %d not run", s.NotRun)
+	}
+	fmt.Fprintf(w, " in %s\n", s.Elapsed.Round(time.Millisecond))
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "seshat run: failed: %s: %s\n", relTo(resultsDir, f.Dir), f.Reason)
+	}
+	switch {
+	case s.Interrupted:
+		fmt.Fprintln(w, "seshat run: interrupted: the run in progress was killed and left without exit_code; --resume continues")
+	case s.StoppedOnError:
+		fmt.Fprintln(w, "seshat run: stopped after the first failure (--stop-on-error)")
+	}
+}
+
+// Run executes the plan. It returns nil when every run succeeded, an error
+// (exit status 1) when some failed or the context was cancelled; the
+// summary is complete either way.
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	start := time.Now()
+	plan, err := Plan(opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Total: len(plan)}
+	prog := opts.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	prog.Start(len(plan))
+	defer prog.Finish()
+	for i, pl := range plan {
+		if ctx.Err() != nil {
+			s.Interrupted = true
+			s.NotRun = len(plan) - i
+			break
+		}
+		if s.StoppedOnError {
+			s.NotRun = len(plan) - i
+			break
+		}
+		if pl.Skip {
+			s.Skipped++
+			prog.Skipped(i, pl)
+			continue
+		}
+		prog.Begin(i, pl)
+		dir, o, err := runOne(ctx, opts, pl)
+		pl.Dir = dir
+		if err != nil && !errors.Is(err, ErrInterrupted) {
+			// The runner itself failed (disk full...): stop, it would fail again.
+			s.Failed++
+			s.Failures = append(s.Failures, Failure{Dir: dir, Reason: err.Error()})
+			s.NotRun = len(plan) - i - 1
+			s.Elapsed = time.Since(start)
+			prog.End(i, pl, o)
+			return s, err
+		}
+		prog.End(i, pl, o)
+		switch {
+		case o.Interrupted:
+			s.Interrupted = true
+			s.NotRun = len(plan) - i
+		case o.ExitCode == 0:
+			s.Succeeded++
+		default:
+			s.Failed++
+			s.Failures = append(s.Failures, Failure{Dir: dir, Reason: o.Describe(opts.Timeout)})
+			s.StoppedOnError = opts.StopOnError
+		}
+		if s.Interrupted {
+			break
+		}
+	}
+	s.Elapsed = time.Since(start)
+	switch {
+	case s.Interrupted:
+		return s, exitcode.Errorf(exitcode.Failure, "interrupted")
+	case s.Failed > 0:
+		return s, exitcode.Errorf(exitcode.Failure, "%d of %d runs failed", s.Failed, s.Total-s.Skipped)
+	}
+	return s, nil
+}
+
+// runOne makes one run directory and runs the point in it. The error is
+// the runner's own failure (the run is then left without exit_code), or
+// ErrInterrupted.
+func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, error) {
+	name, _ := pl.Settings["workload"].(string)
+	w, err := opts.Lookup(name)
+	if err != nil {
+		return pl.Dir, Outcome{}, err
+	}
+	var dir string
+	if pl.Reuse {
+		dir = pl.Dir
+		err = clearDir(dir)
+	} else {
+		var n int
+		fmt.Sscanf(filepath.Base(pl.Dir), "%d__", &n)
+		dir, _, err = createRunDir(filepath.Dir(pl.Dir), n, pl.Slug())
+	}
+	if err != nil {
+		return pl.Dir, Outcome{}, fmt.Errorf("create run directory: %w", err)
+	}
+	// The child runs in its directory: every path it is given must be absolute.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return pl.Dir, Outcome{}, err
+	}
+	if err := writePrelude(dir, pl.Point); err != nil {
+		return dir, Outcome{}, err
+	}
+	args, err := w.Command(workloads.RunRequest{Dir: dir, Settings: pl.Settings, Self: opts.Self, Python: opts.Python})
+	if err != nil {
+		return dir, Outcome{}, err
+	}
+	stdout, err := os.Create(filepath.Join(dir, StdoutFile))
+	if err != nil {
+		return dir, Outcome{}, err
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, StderrFile))
+	if err != nil {
+		return dir, Outcome{}, err
+	}
+	defer stderr.Close()
+
+	o := Execute(ctx, Exec{Args: args, Env: childEnv(opts.Env, pl.Settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: opts.Timeout})
+	if o.Interrupted {
+		return dir, o, ErrInterrupted
+	}
+	// Say in the run's own log why seshat ended it.
+	switch {
+	case o.TimedOut:
+		fmt.Fprintf(stderr, "\nseshat run: killed the run's process group after the %s timeout\n", opts.Timeout)
+	case o.Err != nil:
+		fmt.Fprintf(stderr, "\nseshat run: %s: %v\n", strings.Join(args, " "), o.Err)
+	}
+	hw := WithRunVersions(opts.HWInfo, w.RunVersions(dir))
+	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
+		return dir, o, err
+	}
+	if err := writeJSON(filepath.Join(dir, UsageFile), usageOf(o)); err != nil {
+		return dir, o, err
+	}
+	// Last: its presence means the run is complete.
+	if err := atomicfile.WriteFile(filepath.Join(dir, ExitCodeFile), fmt.Appendf(nil, "%d\n", o.ExitCode), 0o644); err != nil {
+		return dir, o, err
+	}
+	return dir, o, nil
+}
+
+// writePrelude writes what is known before the run: settings, UUID and the
+// benchmark entry.
+func writePrelude(dir string, p Point) error {
+	settings, err := yaml.Marshal(p.Settings)
+	if err != nil {
+		return fmt.Errorf("encode settings: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, SettingsFile), settings, 0o644); err != nil {
+		return err
+	}
+	id, err := uuid.NewRandom()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, UUIDFile), []byte(id.String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	var config bytes.Buffer
+	enc := yaml.NewEncoder(&config)
+	enc.SetIndent(2)
+	if err := enc.Encode(p.Config); err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ConfigFile), config.Bytes(), 0o644)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// childEnv is the base environment plus every setting as SESHAT_<KEY>,
+// sorted (later entries win over inherited ones).
+func childEnv(base []string, settings map[string]any) []string {
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := append([]string(nil), base...)
+	for _, k := range keys {
+		env = append(env, EnvName(k)+"="+FormatValue(settings[k]))
+	}
+	return env
+}

@@ -1,0 +1,101 @@
+package indicator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+)
+
+// maxExecOutput bounds what an exec PI may print: a pi.json document.
+const maxExecOutput = 64 << 20
+
+// runExec runs the exec PI's command; its stdout must be one pi.json
+// document, which is validated and returned as printed (extra fields kept).
+func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
+	cmd.Dir = opts.Dir
+	var out limitedBuffer
+	out.limit = maxExecOutput
+	cmd.Stdout = io.MultiWriter(&out, opts.Stdout) // kept in stdout.log too
+	cmd.Stderr = opts.Stderr
+	name := "command " + strings.Join(p.Command, " ")
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if out.over {
+		return nil, fmt.Errorf("%s: printed more than %d bytes; stdout must be one pi.json document", name, maxExecOutput)
+	}
+	data := out.Bytes()
+	if err := ValidatePIJSON("stdout of "+name, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// ValidatePIJSON checks that data is a pi.json document the parser can use:
+// valid JSON, a component and a name, an @result with a finite elapsed
+// time, and finite numbers.
+func ValidatePIJSON(file string, data []byte) error {
+	var required struct {
+		Component *string          `json:"component"`
+		Name      *string          `json:"name"`
+		Result    *json.RawMessage `json:"@result"`
+	}
+	if err := parsers.JSON(file, data, &required); err != nil {
+		return err
+	}
+	var doc models.PIResult
+	if err := parsers.JSON(file, data, &doc); err != nil {
+		return err
+	}
+	var missing []string
+	if required.Component == nil || *required.Component == "" {
+		missing = append(missing, "component")
+	}
+	if required.Name == nil || *required.Name == "" {
+		missing = append(missing, "name")
+	}
+	if required.Result == nil {
+		missing = append(missing, "@result")
+	}
+	if len(missing) > 0 {
+		return &parsers.SyntaxError{File: file, Field: strings.Join(missing, ", "), Msg: "required in a pi.json document"}
+	}
+	r := doc.Result
+	if !finite(r.Elapsed, r.CI95Low, r.CI95High, r.CV) || !finite(r.SamplesMs...) || r.Elapsed < 0 {
+		return &parsers.SyntaxError{File: file, Field: "@result", Msg: "elapsed, samples and statistics must be finite, elapsed >= 0"}
+	}
+	if r.Rate != nil && (!finite(*r.Rate) || *r.Rate < 0) {
+		return &parsers.SyntaxError{File: file, Field: "@result.rate", Msg: "must be a finite number >= 0"}
+	}
+	if r.FLOPs != nil && (!finite(*r.FLOPs) || *r.FLOPs < 0) {
+		return &parsers.SyntaxError{File: file, Field: "@result.flops", Msg: "must be a finite number >= 0"}
+	}
+	return nil
+}
+
+// limitedBuffer keeps at most limit bytes and remembers overflowing, while
+// accepting everything (so the command never blocks on a full pipe).
+type limitedBuffer struct {
+	bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); len(p) > room {
+		b.over = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}

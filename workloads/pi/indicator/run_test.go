@@ -1,0 +1,222 @@
+package indicator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// runPI runs a PI and decodes its pi.json; it skips the test when the
+// framework is missing from every interpreter (CI installs them).
+func runPI(t *testing.T, settings map[string]any) (models.PIResult, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	data, err := Run(context.Background(), settings, Options{Stderr: &stderr, Dir: t.TempDir()})
+	var mf *MissingFrameworkError
+	if errors.As(err, &mf) {
+		t.Skipf("skipped: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	if err := ValidatePIJSON("pi.json", data); err != nil {
+		t.Fatalf("invalid pi.json: %v\n%s", err, data)
+	}
+	var doc models.PIResult
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stderr.String()
+}
+
+func checkRate(t *testing.T, doc models.PIResult, flops float64, samples int) {
+	t.Helper()
+	r := doc.Result
+	if r.FLOPs == nil || *r.FLOPs != flops {
+		t.Errorf("flops %v, want %v", r.FLOPs, flops)
+	}
+	if r.Rate == nil || *r.Rate <= 0 {
+		t.Fatalf("rate %v", r.Rate)
+	}
+	if want := flops / (r.Elapsed * 1e6); *r.Rate != want {
+		t.Errorf("rate %v is not flops / median (%v)", *r.Rate, want)
+	}
+	if samples > 0 && len(r.SamplesMs) != samples {
+		t.Errorf("%d samples, want %d", len(r.SamplesMs), samples)
+	}
+	if !(r.CI95Low <= r.Elapsed && r.Elapsed <= r.CI95High) {
+		t.Errorf("median %v outside its CI [%v, %v]", r.Elapsed, r.CI95Low, r.CI95High)
+	}
+}
+
+func TestRunPIs(t *testing.T) {
+	t.Parallel()
+	conv2d := map[string]any{"pi": "conv2d", "batch": 2, "input_height": 16, "input_width": 12, "input_channels": 3,
+		"filter_height": 3, "filter_width": 3, "output_channels": 4, "strides": 2, "padding": 1, "repetitions": 8, "warmup": 1}
+	conv1d := map[string]any{"pi": "conv1d", "batch": 2, "input_width": 40, "input_channels": 3,
+		"filter_width": 5, "output_channels": 4, "strides": 1, "padding": "same", "repetitions": 8, "warmup": 1}
+	with := func(m map[string]any, kv ...any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	convFLOPs2D := 2.0 * 2 * 8 * 6 * 3 * 3 * 3 * 4
+	convFLOPs1D := 2.0 * 2 * 40 * 5 * 3 * 4
+	tests := []struct {
+		name     string
+		settings map[string]any
+		flops    float64
+		samples  int
+		versions []string
+	}{
+		{"gonum matmul float32", map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 32, "repetitions": 20}, 2 * 32 * 32 * 32, 20, []string{"go"}},
+		{"gonum matmul float64 auto", map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 32, "dtype": "float64", "max_seconds": 1}, 2 * 32 * 32 * 32, 0, []string{"go"}},
+		{"gonum conv2d NHWC", with(conv2d, "backend", "gonum", "data_format", "NHWC"), convFLOPs2D, 8, nil},
+		{"gonum conv1d", with(conv1d, "backend", "gonum", "dtype", "float64"), convFLOPs1D, 8, nil},
+		{"numpy matmul", map[string]any{"pi": "matmul", "backend": "numpy", "matrix_size": 64, "repetitions": 10}, 2 * 64 * 64 * 64, 10, []string{"numpy", "python", "blas"}},
+		{"numpy matmul auto", map[string]any{"pi": "matmul", "backend": "numpy", "matrix_size": 64, "max_seconds": 1}, 2 * 64 * 64 * 64, 0, []string{"numpy"}},
+		{"numpy conv2d", with(conv2d, "backend", "numpy"), convFLOPs2D, 8, []string{"numpy"}},
+		{"numpy conv2d NHWC float64", with(conv2d, "backend", "numpy", "data_format", "NHWC", "dtype", "float64"), convFLOPs2D, 8, []string{"numpy"}},
+		{"numpy conv1d", with(conv1d, "backend", "numpy"), convFLOPs1D, 8, []string{"numpy"}},
+		{"torch matmul", map[string]any{"pi": "matmul", "backend": "torch", "matrix_size": 64, "repetitions": 10, "threads": 1}, 2 * 64 * 64 * 64, 10, []string{"torch", "python"}},
+		{"torch conv2d", with(conv2d, "backend", "torch"), convFLOPs2D, 8, []string{"torch"}},
+		{"torch conv2d channels last", with(conv2d, "backend", "torch", "data_format", "NHWC"), convFLOPs2D, 8, []string{"torch"}},
+		{"torch conv1d", with(conv1d, "backend", "torch"), convFLOPs1D, 8, []string{"torch"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			doc, stderr := runPI(t, tc.settings)
+			checkRate(t, doc, tc.flops, tc.samples)
+			if doc.Component != tc.settings["backend"] {
+				t.Errorf("component %q", doc.Component)
+			}
+			for _, v := range tc.versions {
+				if doc.Versions[v] == "" {
+					t.Errorf("versions lack %q: %v", v, doc.Versions)
+				}
+			}
+			if !strings.Contains(stderr, "seshat pi: "+doc.Name) {
+				t.Errorf("no summary line on stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestRunImport(t *testing.T) {
+	t.Parallel()
+	doc, _ := runPI(t, map[string]any{"pi": "import", "backend": "numpy", "repetitions": 3, "warmup": 0})
+	if doc.Name != "PiImport" || len(doc.Result.SamplesMs) != 3 || doc.Result.Elapsed <= 0 || doc.Result.Rate != nil {
+		t.Errorf("import result %+v", doc)
+	}
+	if doc.Versions["numpy"] == "" {
+		t.Errorf("versions %v", doc.Versions)
+	}
+}
+
+func TestMissingFrameworkFailsClearly(t *testing.T) {
+	t.Parallel()
+	_, err := Run(context.Background(), map[string]any{"pi": "import", "backend": "numpy", "module": "seshat_no_such_module"}, Options{})
+	var mf *MissingFrameworkError
+	if !errors.As(err, &mf) {
+		t.Fatalf("error %v, want a MissingFrameworkError", err)
+	}
+	for _, want := range []string{"seshat_no_such_module cannot be imported", DebianPython, "python` setting"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestExplicitPythonMissing(t *testing.T) {
+	t.Parallel()
+	_, err := Run(context.Background(), map[string]any{"pi": "matmul", "backend": "numpy", "python": "/nonexistent/python3"}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/python3") {
+		t.Fatalf("error %v does not name the interpreter", err)
+	}
+}
+
+// TestTorchGPUWithoutCUDA: on a machine without CUDA a gpu run fails with a
+// message saying so (on a GPU machine the run must succeed instead).
+func TestTorchGPUWithoutCUDA(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	settings := map[string]any{"pi": "matmul", "backend": "torch", "device": "gpu", "matrix_size": 64, "repetitions": 5}
+	data, err := Run(context.Background(), settings, Options{Stderr: &stderr})
+	var mf *MissingFrameworkError
+	if errors.As(err, &mf) {
+		t.Skipf("skipped: %v", err)
+	}
+	if err == nil {
+		var doc models.PIResult
+		if jerr := json.Unmarshal(data, &doc); jerr != nil || doc.Versions["gpu"] == "" {
+			t.Fatalf("gpu run succeeded without naming its GPU: %s", data)
+		}
+		t.Logf("CUDA is available here: %s %s", doc.Versions["gpu"], data)
+		return
+	}
+	if !strings.Contains(err.Error(), "device: gpu, but CUDA is not available") {
+		t.Errorf("error %q does not say CUDA is missing", err)
+	}
+}
+
+func TestExec(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	good := `{"component": "mytool", "name": "PiCustom", "@parameters": {"n": 512}, "@result": {"rate": 1.5, "elapsed": 2.0, "samples_ms": [2.0]}, "extra": true}`
+	tests := []struct {
+		name    string
+		script  string
+		wantErr string
+	}{
+		{name: "valid document", script: "echo diagnostics >&2; printf '%s' '" + good + "'"},
+		{name: "not JSON", script: "echo hello", wantErr: "stdout of command sh -c"},
+		{name: "no name", script: `echo '{"component": "x", "@result": {"elapsed": 1}}'`, wantErr: "field name: required"},
+		{name: "negative elapsed", script: `echo '{"component": "x", "name": "y", "@result": {"elapsed": -1}}'`, wantErr: "elapsed >= 0"},
+		{name: "command fails", script: "exit 7", wantErr: "exit status 7"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout bytes.Buffer
+			data, err := Run(context.Background(), map[string]any{"pi": "exec", "command": []any{"sh", "-c", tc.script}}, Options{Stdout: &stdout})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != good {
+				t.Errorf("pi.json %q must be the command's document as printed", data)
+			}
+			if stdout.String() != good {
+				t.Errorf("the command's stdout must reach the run's stdout log, got %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestRunInvalidSettingsIsInvalidInput(t *testing.T) {
+	t.Parallel()
+	_, err := Run(context.Background(), map[string]any{"pi": "matmul"}, Options{})
+	if exitcode.Of(err) != exitcode.InvalidInput {
+		t.Errorf("exit code %v for %v", exitcode.Of(err), err)
+	}
+}

@@ -1,0 +1,49 @@
+package pi
+
+import (
+	"path/filepath"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/pi/indicator"
+)
+
+// settingsFile is what `seshat pi` reads; it writes PIFile.
+const settingsFile = "settings.yaml"
+
+var _ workloads.Runner = Workload{}
+
+// CheckPoint implements workloads.Runner: the PI's settings are decoded as
+// the child will decode them.
+func (Workload) CheckPoint(settings map[string]any) error {
+	_, err := indicator.Decode(settings)
+	return err
+}
+
+// Command implements workloads.Runner: every PI runs in `seshat pi`, which
+// runs Go kernels in process and starts Python or the exec command below
+// itself, inside the run's process group.
+func (Workload) Command(req workloads.RunRequest) ([]string, error) {
+	args := []string{req.Self, "pi",
+		"--settings", filepath.Join(req.Dir, settingsFile),
+		"--output", filepath.Join(req.Dir, PIFile)}
+	if req.Python != "" {
+		args = append(args, "--python", req.Python)
+	}
+	return args, nil
+}
+
+// RunVersions implements workloads.Runner: the versions pi.json reports.
+func (Workload) RunVersions(dir string) map[string]string {
+	path := filepath.Join(dir, PIFile)
+	data, err := parsers.ReadLimited(path, parsers.DefaultLimit)
+	if err != nil {
+		return nil
+	}
+	var doc models.PIResult
+	if parsers.JSON(path, data, &doc) != nil {
+		return nil
+	}
+	return doc.Versions
+}
