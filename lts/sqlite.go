@@ -51,12 +51,22 @@ var sqliteMigrations = []string{
 		payload_id INTEGER NOT NULL REFERENCES payloads (id),
 		PRIMARY KEY (value_id, payload_id)
 	) WITHOUT ROWID;`,
-	// 2: what regression history reads (QueryKPIs), apart from the
-	// payloads: each distinct label set once (canonical JSON, sorted
-	// keys), and per payload its key, time, label set and KPI values
-	// ({"name": value}). History then reads dense pages (a column after
-	// the payload in its row is reached only through the payload's
-	// overflow pages) and decodes each label set once per query.
+	// 2: each payload's labels and KPI values as a small JSON document
+	// beside it, {"labels": {...}, "kpis": {"name": value}}, so that
+	// regression history reads a tenth of the bytes and decodes no
+	// results (QueryKPIs).
+	`ALTER TABLE payloads ADD COLUMN summary TEXT NOT NULL DEFAULT '{}';
+	UPDATE payloads SET summary = json_object(
+		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
+		'kpis', json(COALESCE((SELECT json_group_object(key, value->'$.value')
+			FROM json_each(payload, '$.kpis')), '{}')));`,
+	// 3: the summaries move out of the payloads' rows, where they were
+	// reached only through each payload's overflow pages: each distinct
+	// label set once (canonical JSON, sorted keys), and per payload its
+	// key, time, label set and KPI values ({"name": value}). History
+	// reads dense pages and decodes each label set once per query. The
+	// summary column of 2 is no longer written nor read (dropping it
+	// would rewrite every payload).
 	`CREATE TABLE label_sets (
 		id INTEGER PRIMARY KEY,
 		labels TEXT NOT NULL UNIQUE
