@@ -24,8 +24,8 @@
 // paging). Put is idempotent by test_uuid; Query yields every match in
 // (start, test_uuid) order, paging internally. QueryKPIs reads only the
 // labels and KPI values of the matches (regression history): the SQLite
-// store keeps them in a small summary beside each payload (KPIQuerier),
-// other stores derive them from whole payloads. Credentials are a Secret,
+// store keeps them in tables of their own, each distinct label set once
+// (KPIQuerier); other stores derive them from whole payloads. Credentials are a Secret,
 // which never prints. Package ltstest makes payloads for the tests and
 // benchmarks; opensearchtest is the OpenSearch they run against.
 package lts

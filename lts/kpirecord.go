@@ -80,19 +80,20 @@ func summaryOf(p *models.Payload) payloadSummary {
 	return s
 }
 
-// QueryKPIs selects the ids of the matches as Query does, then reads the
-// summaries of a page of them at a time.
+// QueryKPIs selects the ids of the matches as Query does (from the
+// summaries), then reads a page of summaries at a time; each label set is
+// read and decoded once per query, and shared by its records.
 func (s *sqliteStore) QueryKPIs(ctx context.Context, q Query) iter.Seq2[KPIRecord, error] {
 	return func(yield func(KPIRecord, error) bool) {
-		ids, err := s.matchingIDs(ctx, q)
+		ids, err := s.matchingIDs(ctx, q, "summaries")
 		if err != nil {
 			yield(KPIRecord{}, wrapErr(s, err))
 			return
 		}
-		labels := &labelSets{byText: map[string]map[string]string{}}
+		sets := map[int64]map[string]string{}
 		for start := 0; start < len(ids); start += s.pageSize {
 			page := ids[start:min(start+s.pageSize, len(ids))]
-			records, err := s.readSummaries(ctx, page, labels)
+			records, err := s.readSummaries(ctx, page, sets)
 			if err != nil {
 				yield(KPIRecord{}, wrapErr(s, err))
 				return
@@ -107,79 +108,88 @@ func (s *sqliteStore) QueryKPIs(ctx context.Context, q Query) iter.Seq2[KPIRecor
 }
 
 // readSummaries reads and decodes the summaries of ids, in the order of
-// ids; rows deleted since selected are skipped.
-func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64, labels *labelSets) ([]KPIRecord, error) {
+// ids (rows deleted since selected are skipped), and the label sets they
+// use that sets lacks.
+func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64, sets map[int64]map[string]string) ([]KPIRecord, error) {
 	args := make([]any, len(ids))
 	pos := make(map[int64]int, len(ids))
 	for i, id := range ids {
 		args[i] = id
 		pos[id] = i
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, summary FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := make([]KPIRecord, len(ids))
 	docs := make([][]byte, len(ids))
+	setOf := make([]int64, len(ids))
+	var missing []any
 	for rows.Next() {
-		var id, startNS int64
+		var id, startNS, set int64
 		var uuid string
 		var doc []byte
-		if err := rows.Scan(&id, &uuid, &startNS, &doc); err != nil {
+		if err := rows.Scan(&id, &uuid, &startNS, &set, &doc); err != nil {
 			return nil, err
 		}
 		i := pos[id]
 		out[i] = KPIRecord{TestUUID: uuid, Start: time.Unix(0, startNS).UTC()}
-		docs[i] = doc
+		docs[i], setOf[i] = doc, set
+		if _, ok := sets[set]; !ok {
+			sets[set] = nil
+			missing = append(missing, set)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := decodeSummaries(out, docs, labels); err != nil {
+	if err := s.readLabelSets(ctx, missing, sets); err != nil {
+		return nil, err
+	}
+	if err := decodeKPIs(out, docs); err != nil {
 		return nil, err
 	}
 	kept := out[:0]
 	for i, r := range out {
 		if docs[i] != nil {
+			r.Labels = sets[setOf[i]]
 			kept = append(kept, r)
 		}
 	}
 	return kept, nil
 }
 
-// labelSets decodes each distinct label set of a query once: the runs of
-// one series and comparison value share theirs, and building maps is most
-// of the decoding.
-type labelSets struct {
-	mu     sync.Mutex
-	byText map[string]map[string]string
+// readLabelSets reads and decodes the label sets of ids into sets.
+func (s *sqliteStore) readLabelSets(ctx context.Context, ids []any, sets map[int64]map[string]string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, labels FROM label_sets WHERE id IN ("+placeholders(len(ids))+")", ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var doc []byte
+		if err := rows.Scan(&id, &doc); err != nil {
+			return err
+		}
+		labels := map[string]string{}
+		if err := json.Unmarshal(doc, &labels); err != nil {
+			return fmt.Errorf("label set %d: %w", id, err)
+		}
+		sets[id] = labels
+	}
+	return rows.Err()
 }
 
-func (l *labelSets) decode(raw json.RawMessage) (map[string]string, error) {
-	l.mu.Lock()
-	m, ok := l.byText[string(raw)]
-	l.mu.Unlock()
-	if ok {
-		return m, nil
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]string{}
-	}
-	l.mu.Lock()
-	l.byText[string(raw)] = m
-	l.mu.Unlock()
-	return m, nil
-}
-
-// decodeSummaries decodes docs into the records beside them, in parallel
-// (decoding is most of the time); nil documents are left alone.
-func decodeSummaries(out []KPIRecord, docs [][]byte, labels *labelSets) error {
+// decodeKPIs decodes the KPI values of docs into the records beside them,
+// in parallel; nil documents are left alone.
+func decodeKPIs(out []KPIRecord, docs [][]byte) error {
 	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/64))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/256))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -189,22 +199,12 @@ func decodeSummaries(out []KPIRecord, docs [][]byte, labels *labelSets) error {
 				if docs[i] == nil {
 					continue
 				}
-				var sum struct {
-					Labels json.RawMessage    `json:"labels"`
-					KPIs   map[string]float64 `json:"kpis"`
-				}
-				err := json.Unmarshal(docs[i], &sum)
-				if err == nil {
-					out[i].Labels, err = labels.decode(sum.Labels)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("stored payload %s: summary: %w", out[i].TestUUID, err)
+				values := map[string]float64{}
+				if err := json.Unmarshal(docs[i], &values); err != nil {
+					errs[i] = fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
 					continue
 				}
-				if sum.KPIs == nil {
-					sum.KPIs = map[string]float64{}
-				}
-				out[i].Values = sum.KPIs
+				out[i].Values = values
 			}
 		}()
 	}

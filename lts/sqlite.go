@@ -60,6 +60,30 @@ var sqliteMigrations = []string{
 		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
 		'kpis', json(COALESCE((SELECT json_group_object(key, value->'$.value')
 			FROM json_each(payload, '$.kpis')), '{}')));`,
+	// 3: the summaries move out of the payloads' rows, where they were
+	// reached only through each payload's overflow pages: each distinct
+	// label set once (canonical JSON, sorted keys), and per payload its
+	// key, time, label set and KPI values ({"name": value}). History
+	// reads dense pages and decodes each label set once per query. The
+	// summary column of 2 is no longer written nor read (dropping it
+	// would rewrite every payload).
+	`CREATE TABLE label_sets (
+		id INTEGER PRIMARY KEY,
+		labels TEXT NOT NULL UNIQUE
+	);
+	CREATE TABLE summaries (
+		id INTEGER PRIMARY KEY REFERENCES payloads (id),
+		test_uuid TEXT NOT NULL,
+		start_ns INTEGER NOT NULL,
+		label_set INTEGER NOT NULL REFERENCES label_sets (id),
+		kpis TEXT NOT NULL
+	);
+	INSERT OR IGNORE INTO label_sets (labels)
+	SELECT json(COALESCE(payload->'$.metadata.labels', '{}')) FROM payloads;
+	INSERT INTO summaries (id, test_uuid, start_ns, label_set, kpis)
+	SELECT p.id, p.test_uuid, p.start_ns, ls.id,
+		json(COALESCE((SELECT json_group_object(key, value->'$.value') FROM json_each(p.payload, '$.kpis')), '{}'))
+	FROM payloads p JOIN label_sets ls ON ls.labels = json(COALESCE(p.payload->'$.metadata.labels', '{}'));`,
 }
 
 // sqliteApplicationID marks a database file as a seshat store ("SESH").
@@ -176,7 +200,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, summaries, err := encodePayloads(payloads)
+	docs, err := encodePayloads(payloads)
 	if err != nil {
 		return stats, err
 	}
@@ -191,7 +215,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	}
 	defer w.close()
 	for i, p := range payloads {
-		replaced, err := w.put(ctx, p, docs[i], summaries[i])
+		replaced, err := w.put(ctx, p, docs[i])
 		if err != nil {
 			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
@@ -211,12 +235,17 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	return stats, nil
 }
 
-// encodePayloads marshals payloads and their summaries in parallel, before
-// the transaction starts: encoding is a third of an upload's time, and a
-// parallel upload waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) (docs, summaries [][]byte, err error) {
-	docs = make([][]byte, len(payloads))
-	summaries = make([][]byte, len(payloads))
+// encodedPayload is a payload as the store writes it: the whole document,
+// its label set and its KPI values.
+type encodedPayload struct {
+	doc, labels, kpis []byte
+}
+
+// encodePayloads marshals payloads in parallel, before the transaction
+// starts: encoding is a third of an upload's time, and a parallel upload
+// waits for the write lock meanwhile.
+func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
+	docs := make([]encodedPayload, len(payloads))
 	errs := make([]error, len(payloads))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
 	var wg sync.WaitGroup
@@ -225,41 +254,50 @@ func encodePayloads(payloads []*models.Payload) (docs, summaries [][]byte, err e
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(payloads); i += workers {
-				data, err := json.Marshal(payloads[i])
-				if err == nil {
-					summaries[i], err = json.Marshal(summaryOf(payloads[i]))
+				var e encodedPayload
+				var err error
+				sum := summaryOf(payloads[i])
+				if e.doc, err = json.Marshal(payloads[i]); err == nil {
+					if e.labels, err = json.Marshal(sum.Labels); err == nil {
+						e.kpis, err = json.Marshal(sum.KPIs)
+					}
 				}
 				if err != nil {
 					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
 				}
-				docs[i] = data
+				docs[i] = e
 			}
 		}()
 	}
 	wg.Wait()
-	return docs, summaries, errors.Join(errs...)
+	return docs, errors.Join(errs...)
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
 // and the label value ids it met.
 type sqliteWriter struct {
 	tx                                        *sql.Tx
-	find, insert, update, oldLabels           *sql.Stmt
+	find, insert, update, summary, oldLabels  *sql.Stmt
+	findSet, insertSet                        *sql.Stmt
 	findValue, insertValue, deleteLabel, bump *sql.Stmt
 	insertLabels                              map[int]*sql.Stmt // by number of labels
 	valueIDs                                  map[[2]string]int64
-	counts                                    map[int64]int // payloads gained per label value
+	setIDs                                    map[string]int64 // label sets by their JSON
+	counts                                    map[int64]int    // payloads gained per label value
 }
 
 func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
-	w := &sqliteWriter{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, counts: map[int64]int{}}
+	w := &sqliteWriter{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, setIDs: map[string]int64{}, counts: map[int64]int{}}
 	for _, st := range []struct {
 		dst   **sql.Stmt
 		query string
 	}{
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
-		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload, summary) VALUES (?, ?, ?, ?, ?)"},
-		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ?, summary = ? WHERE id = ?"},
+		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
+		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, label_set, kpis) VALUES (?, ?, ?, ?, ?)"},
+		{&w.findSet, "SELECT id FROM label_sets WHERE labels = ?"},
+		{&w.insertSet, "INSERT INTO label_sets (labels) VALUES (?)"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -279,7 +317,7 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 }
 
 func (w *sqliteWriter) close() {
-	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump} {
+	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.findSet, w.insertSet, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -290,13 +328,13 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, summary []byte) (replaced bool, err error) {
+func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, e encodedPayload) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, doc, summary)
+		res, err := w.insert.ExecContext(ctx, m.TestUUID, m.Start.UnixNano(), m.Workload, e.doc)
 		if err != nil {
 			return false, err
 		}
@@ -310,11 +348,41 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, doc, summary 
 		if err := w.forgetLabels(ctx, id); err != nil {
 			return true, err
 		}
-		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, doc, summary, id); err != nil {
+		if _, err := w.update.ExecContext(ctx, m.Start.UnixNano(), m.Workload, e.doc, id); err != nil {
 			return true, err
 		}
 	}
+	set, err := w.labelSetID(ctx, e.labels)
+	if err != nil {
+		return replaced, err
+	}
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), set, string(e.kpis)); err != nil {
+		return replaced, err
+	}
 	return replaced, w.addLabels(ctx, id, m.Labels)
+}
+
+// labelSetID returns the id of a label set (its JSON), creating it when new.
+func (w *sqliteWriter) labelSetID(ctx context.Context, labels []byte) (int64, error) {
+	if id, ok := w.setIDs[string(labels)]; ok {
+		return id, nil
+	}
+	var id int64
+	// Bound as text: the migration compares them with text.
+	err := w.findSet.QueryRowContext(ctx, string(labels)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		res, err := w.insertSet.ExecContext(ctx, string(labels))
+		if err != nil {
+			return 0, err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+	} else if err != nil {
+		return 0, err
+	}
+	w.setIDs[string(labels)] = id
+	return id, nil
 }
 
 // valueID returns the id of a label value, creating it when new.
@@ -462,7 +530,10 @@ func (s *sqliteStore) snapshot(ctx context.Context, f func(c *sql.Conn) error) e
 // filter is a primary key probe per candidate, unless it matches every
 // payload of the store (a label all runs share, such as the workload):
 // such a filter removes nothing and its probes would cost most of a query.
-func (s *sqliteStore) plan(ctx context.Context, db querier, q Query) (sqliteQuery, error) {
+//
+// The matches come from table p: payloads, or summaries (QueryKPIs), both
+// with the id, test_uuid and start_ns of each payload.
+func (s *sqliteStore) plan(ctx context.Context, db querier, q Query, table string) (sqliteQuery, error) {
 	var sq sqliteQuery
 	var conds []string
 	names := sortedLabelNames(q.Labels)
@@ -526,11 +597,11 @@ func (s *sqliteStore) plan(ctx context.Context, db querier, q Query) (sqliteQuer
 		}
 	}
 	if driver == "" {
-		sq.from = "payloads p"
+		sq.from = table + " p"
 	} else {
 		// CROSS JOIN fixes the join order: SQLite's planner has no
 		// statistics to know which label is selective, label_values does.
-		sq.from = "labels d CROSS JOIN payloads p"
+		sq.from = "labels d CROSS JOIN " + table + " p"
 		conds = append(conds, "d.value_id IN ("+placeholders(len(ids[driver]))+")", "p.id = d.payload_id")
 		sq.args = append(sq.args, ids[driver]...)
 	}
@@ -574,7 +645,7 @@ func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
 	}
 	var n int64
 	err := s.snapshot(ctx, func(c *sql.Conn) error {
-		sq, err := s.plan(ctx, c, q)
+		sq, err := s.plan(ctx, c, q, "payloads")
 		if err != nil || sq.empty {
 			return err
 		}
@@ -601,7 +672,7 @@ func (sq sqliteQuery) idsQuery() string {
 // the caller works.
 func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error] {
 	return func(yield func(*models.Payload, error) bool) {
-		ids, err := s.matchingIDs(ctx, q)
+		ids, err := s.matchingIDs(ctx, q, "payloads")
 		if err != nil {
 			yield(nil, wrapErr(s, err))
 			return
@@ -622,13 +693,15 @@ func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payl
 	}
 }
 
-func (s *sqliteStore) matchingIDs(ctx context.Context, q Query) ([]int64, error) {
+// matchingIDs returns the ids of the matches in order, read from table
+// (payloads or summaries).
+func (s *sqliteStore) matchingIDs(ctx context.Context, q Query, table string) ([]int64, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
 	var ids []int64
 	err := s.snapshot(ctx, func(c *sql.Conn) error {
-		sq, err := s.plan(ctx, c, q)
+		sq, err := s.plan(ctx, c, q, table)
 		if err != nil || sq.empty {
 			return err
 		}
@@ -720,7 +793,7 @@ func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Pa
 // explainQuery returns SQLite's plan of the ids query of q, one line per
 // step, for the tests proving that label queries search indices.
 func (s *sqliteStore) explainQuery(ctx context.Context, q Query) ([]string, error) {
-	sq, err := s.plan(ctx, s.db, q)
+	sq, err := s.plan(ctx, s.db, q, "payloads")
 	if err != nil {
 		return nil, err
 	}

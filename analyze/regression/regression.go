@@ -8,10 +8,12 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/kpi"
@@ -378,6 +380,15 @@ func (a *analysis) query(ctx context.Context, history History, workload string, 
 	}
 	keys := a.keysOf(workload)
 	a.rep.History.Queries++
+	// Records sharing a label map (a store decodes each label set once)
+	// share their keys: computed once per map. The memo holds the map,
+	// so that its address is not reused while the memo lives.
+	type derived struct {
+		labels         map[string]string
+		s              *series
+		cmpKey, cmpVal string
+	}
+	memo := map[unsafe.Pointer]derived{}
 	for rec, err := range history(ctx, labels) {
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
@@ -390,16 +401,21 @@ func (a *analysis) query(ctx context.Context, history History, workload string, 
 			a.rep.History.Ignored++
 			continue
 		}
-		_, skey := keys.seriesKey(rec.Labels)
-		s := byKey[workload+"\x02"+skey]
-		if s == nil {
+		ptr := reflect.ValueOf(rec.Labels).UnsafePointer()
+		d, ok := memo[ptr]
+		if !ok || ptr == nil {
+			_, skey := keys.seriesKey(rec.Labels)
+			cmpLabels, cval := keys.comparison(rec.Labels)
+			d = derived{labels: rec.Labels, s: byKey[workload+"\x02"+skey], cmpKey: canonical(cmpLabels), cmpVal: cval}
+			memo[ptr] = d
+		}
+		if d.s == nil {
 			a.rep.History.Other++
 			continue
 		}
-		cmpLabels, cval := keys.comparison(rec.Labels)
-		s.records = append(s.records, rec)
-		s.cmpKey = append(s.cmpKey, canonical(cmpLabels))
-		s.cmpValue = append(s.cmpValue, cval)
+		d.s.records = append(d.s.records, rec)
+		d.s.cmpKey = append(d.s.cmpKey, d.cmpKey)
+		d.s.cmpValue = append(d.s.cmpValue, d.cmpVal)
 	}
 	return nil
 }

@@ -453,6 +453,19 @@ func TestRegressionBadInput(t *testing.T) {
 	if err := os.WriteFile(badAck, []byte("- test_uuid: x\n  kpi: rate_gflops\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A failed run: labels, no KPIs.
+	failed := current("64", []float64{1}, []float64{1}).payloads(t, 950)
+	one := 1
+	failed[0].Metadata.ExitCode, failed[0].KPIs = &one, map[string]models.KPIValue{}
+	failedOnly := filepath.Join(dir, "failed.json")
+	f, err := os.Create(failedOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lts.WriteJSON(f, failed, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
 	empty := filepath.Join(dir, "empty.json")
 	if err := os.WriteFile(empty, []byte("[]"), 0o644); err != nil {
 		t.Fatal(err)
@@ -471,6 +484,7 @@ func TestRegressionBadInput(t *testing.T) {
 		{"no current entry", []string{"--lts", empty}, 3, "no current runs"},
 		{"bad ignored entry", []string{"--lts", file, "--ignored-entries", "Pi=x"}, 4, "--ignored-entries"},
 		{"every run ignored", []string{"--lts", file, "--ignored-entries", "matrix_size=64"}, 3, "3 run(s) skipped by ignored_entries"},
+		{"no KPI value", []string{"--lts", failedOnly}, 3, "no current entry has a KPI value: 1 entries not analysed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

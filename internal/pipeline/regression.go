@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,17 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 func regressionStatus(rep *regression.Report) error {
 	if rep.Summary.Entries == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
+	}
+	valued := 0
+	for _, e := range rep.Entries {
+		for _, r := range e.Results {
+			if !math.IsNaN(r.Current.Value) {
+				valued++
+			}
+		}
+	}
+	if valued == 0 {
+		return exitcode.Errorf(exitcode.NoData, "no current entry has a KPI value: %d entries not analysed (failed or incomplete runs?)", rep.Summary.Entries)
 	}
 	if !rep.Failed() {
 		return nil
