@@ -35,17 +35,28 @@ type Root struct {
 // directory reached a second time (a loop, or two links to one place) is
 // walked once and warned about.
 func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
+	warnings, err = discover(resultsDir, func(r Root) { roots = append(roots, r) })
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(roots, func(i, j int) bool { return roots[i].Path < roots[j].Path })
+	return roots, warnings, nil
+}
+
+// discover walks resultsDir and hands each test root to emit as soon as it
+// is found (in walk order), so that parsing can start while the walk goes
+// on.
+func discover(resultsDir string, emit func(Root)) (warnings []string, err error) {
 	st, err := os.Stat(resultsDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("results directory: %w", err)
+		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
+		return nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
 	}
-	w := &walker{seen: map[fileID]string{}}
+	w := &walker{seen: map[fileID]string{}, emit: emit}
 	w.visit(resultsDir, ".", nil, st)
-	sort.Slice(w.roots, func(i, j int) bool { return w.roots[i].Path < w.roots[j].Path })
-	return w.roots, w.warnings, nil
+	return w.warnings, nil
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -60,7 +71,7 @@ func idOf(st os.FileInfo) (fileID, bool) {
 
 type walker struct {
 	seen     map[fileID]string // directories already walked -> their path
-	roots    []Root
+	emit     func(Root)
 	warnings []string
 }
 
@@ -117,7 +128,7 @@ func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 			r.Warnings = append(r.Warnings, "settings.yml: accepted, but settings.yaml is the expected name")
 		}
 		r.SettingsFiles = append(append(make([]string, 0, len(files)+1), files...), filepath.Join(dir, name))
-		w.roots = append(w.roots, r)
+		w.emit(r)
 		return // roots nested in a root are ignored
 	}
 	for _, e := range entries {

@@ -43,46 +43,62 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	roots, warnings, err := Discover(opts.ResultsDir)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	l := &loader{opts: opts, settingsCache: &sync.Map{}}
+	// The walk feeds the workers as it finds roots: parsing starts at once
+	// instead of after the whole tree has been listed.
+	type job struct {
+		i    int
+		root Root
+	}
+	jobs := make(chan job, 4*workers)
+	var (
+		mu      sync.Mutex
+		entries []*Entry
+		wg      sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				e := l.load(ctx, j.root)
+				mu.Lock()
+				entries[j.i] = e
+				mu.Unlock()
+			}
+		}()
+	}
+	n := 0
+	warnings, err := discover(opts.ResultsDir, func(r Root) {
+		if ctx.Err() != nil {
+			return
+		}
+		mu.Lock()
+		entries = append(entries, nil)
+		mu.Unlock()
+		jobs <- job{n, r}
+		n++
+	})
+	close(jobs)
+	wg.Wait()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.With(exitcode.Failure, err)
 		}
 		return nil, err
 	}
-	if len(roots) == 0 {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if n == 0 {
 		for _, w := range warnings {
 			log.Warn(w)
 		}
 		return nil, exitcode.Errorf(exitcode.NoData, "no test roots (directories with settings.yaml) under %s", opts.ResultsDir)
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	l := &loader{opts: opts, settingsCache: &sync.Map{}}
-	entries := make([]*Entry, len(roots))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				entries[i] = l.load(ctx, roots[i])
-			}
-		}()
-	}
-	for i := range roots {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
 	selected := entries[:0]
 	var unknown []string
