@@ -51,8 +51,8 @@ type RegressionOptions struct {
 	// Connection says how to reach an OpenSearch history (indices, TLS,
 	// credentials), as for upload.
 	Connection StoreConnection
-	Method  string
-	Params  analyze.Params
+	Method     string
+	Params     analyze.Params
 	// The keys override the workload's defaults when not nil (an empty,
 	// non-nil list overrides with none).
 	ComparisonKeys, IgnoredKeys, SortingKeys, IgnoredEntries []string
