@@ -25,4 +25,10 @@ sync
 # Every pi report (figures as SVG, PNG and CSV, HTML pages) from the cached parse.
 rm -rf "$out/reports"
 "$out/timecmd" -label "visualize cached ($runs)" -- "$bin" -q visualize --results-dir "$tree" --output-dir "$out/reports"
+# Upload to the embedded store (a cached parse, strict validation, one
+# transaction), again (every payload replaced), and one series' history.
+rm -f "$out/lts.db" "$out/lts.db-wal" "$out/lts.db-shm"
+"$out/timecmd" -label "upload sqlite ($runs)" -- "$bin" -q upload --results-dir "$tree" --store "sqlite:$out/lts.db"
+"$out/timecmd" -label "re-upload sqlite ($runs)" -- "$bin" -q upload --results-dir "$tree" --store "sqlite:$out/lts.db"
+"$out/timecmd" -label "history one series" -- "$bin" -q history --store "sqlite:$out/lts.db" --filters backend=gonum,matrix_size=512,dtype=float32 --output "$out/history.txt"
 if [ -x bench/run.d/more.sh ]; then bench/run.d/more.sh "$bin" "$tree" "$out"; fi

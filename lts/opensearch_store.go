@@ -220,33 +220,40 @@ func errorReason(body []byte) string {
 	return text
 }
 
-// backoff is the retry schedule of one operation: exponential backoff with
-// full jitter, and a deadline after which no retry starts.
+// backoff is the retry schedule of one operation (an upload, a search):
+// exponential backoff with full jitter, and a budget of time spent
+// retrying — failed attempts and the waits between them — after which no
+// retry starts. Time spent on requests that succeed does not count, so a
+// long upload keeps its whole budget for its troubles.
 type backoff struct {
-	s        *openSearchStore
-	attempt  int
-	started  time.Time
-	deadline time.Time
+	s       *openSearchStore
+	attempt int           // retries since the last success: the exponent
+	retries int           // retries in all, for messages
+	spent   time.Duration // retrying so far
 }
 
-func (s *openSearchStore) newBackoff() *backoff {
-	now := time.Now()
-	return &backoff{s: s, started: now, deadline: now.Add(s.opts.Retry.Timeout)}
-}
+func (s *openSearchStore) newBackoff() *backoff { return &backoff{s: s} }
 
-// wait sleeps before the next retry and reports whether to make it: false
-// once the deadline would pass, or the context is done.
-func (b *backoff) wait(ctx context.Context, atLeast time.Duration) bool {
+// succeeded restarts the exponential growth after a success.
+func (b *backoff) succeeded() { b.attempt = 0 }
+
+// wait counts a failed attempt that took failed, sleeps before the next
+// one and reports whether to make it: false when it would exceed the
+// budget, or the context is done.
+func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration) bool {
+	b.spent += failed
 	ceiling := b.s.opts.Retry.Initial << min(b.attempt, 30)
 	if ceiling > b.s.opts.Retry.Max || ceiling <= 0 {
 		ceiling = b.s.opts.Retry.Max
 	}
-	b.attempt++
 	d := time.Duration(b.s.rand.Int64N(int64(ceiling) + 1))
 	d = max(d, atLeast)
-	if time.Now().Add(d).After(b.deadline) {
+	if b.spent+d > b.s.opts.Retry.Timeout {
 		return false
 	}
+	b.attempt++
+	b.retries++
+	b.spent += d
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -257,22 +264,28 @@ func (b *backoff) wait(ctx context.Context, atLeast time.Duration) bool {
 	}
 }
 
+// gaveUp says how much retrying was done before giving up.
+func (b *backoff) gaveUp() string {
+	return fmt.Sprintf("gave up after %d retries in %s", b.retries, b.spent.Round(time.Millisecond))
+}
+
 // do sends a request, retrying retryable failures until the deadline.
 // body rebuilds the request (its body is consumed by each attempt).
 func (s *openSearchStore) do(ctx context.Context, stats *PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
 	b := s.newBackoff()
 	for {
+		start := time.Now()
 		r, err := s.send(ctx, stats, op, build(), ok...)
 		var re *requestError
 		if err == nil || !errors.As(err, &re) || !re.retryable {
 			return r, err
 		}
-		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "attempt", b.attempt+1)
-		if !b.wait(ctx, re.after) {
+		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "retry", b.retries+1)
+		if !b.wait(ctx, time.Since(start), re.after) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, b.attempt, time.Since(b.started).Round(time.Millisecond))
+			return nil, fmt.Errorf("%w (%s)", err, b.gaveUp())
 		}
 	}
 }
@@ -504,6 +517,7 @@ func (s *openSearchStore) sendBatch(ctx context.Context, stats *PutStats, b *bac
 		for _, d := range batch {
 			body.Write(d.lines)
 		}
+		start := time.Now()
 		r, err := s.send(ctx, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
 		var retry []bulkDoc
 		var after time.Duration
@@ -542,14 +556,15 @@ func (s *openSearchStore) sendBatch(ctx context.Context, stats *PutStats, b *bac
 			}
 		}
 		if len(retry) == 0 {
+			b.succeeded()
 			return failed, nil
 		}
-		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "attempt", b.attempt+1)
-		if !b.wait(ctx, after) {
+		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "retry", b.retries+1)
+		if !b.wait(ctx, time.Since(start), after) {
 			if ctx.Err() != nil {
 				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
 			}
-			err := fmt.Errorf("%s (gave up after %d attempts in %s)", reason, b.attempt, time.Since(b.started).Round(time.Millisecond))
+			err := fmt.Errorf("%s (%s)", reason, b.gaveUp())
 			return append(failed, failAll(retry, err.Error())...), err
 		}
 		batch = retry
@@ -676,6 +691,9 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 			if after != nil {
 				req["search_after"] = after
 			}
+			if q.WithoutResults {
+				req["_source"] = map[string]any{"excludes": []string{"results"}}
+			}
 			body, err := json.Marshal(req)
 			if err != nil {
 				yield(nil, err)
@@ -710,8 +728,8 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				return
 			}
 			for _, h := range ans.Hits.Hits {
-				p := newStoredPayload()
-				if err := json.Unmarshal(h.Source, p); err != nil {
+				p, err := decodeStored(h.Source, q.WithoutResults)
+				if err != nil {
 					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
 					return
 				}

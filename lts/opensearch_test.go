@@ -177,6 +177,28 @@ func TestOpenSearchLostResponses(t *testing.T) {
 	}
 }
 
+// TestOpenSearchRetryBudget: the retry budget counts retrying only; slow
+// requests that succeed do not use it up.
+func TestOpenSearchRetryBudget(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 12})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Skip: 2, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 150 * time.Millisecond}})
+	opts := lts.StoreOptions{MaxBulkDocs: 12}
+	opts.Retry = fastRetries(12)
+	opts.Retry.Timeout = 200 * time.Millisecond
+	s := openOpenSearch(t, ts, opts)
+	ps := ltstest.Payloads(10, ltstest.Options{Seed: 22})
+	stats, err := s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatalf("five slow batches (750 ms) and one 429 with a 200 ms budget: %v", err)
+	}
+	if stats.Retries != 12 {
+		t.Errorf("%d documents retried, want the 12 of the refused batch", stats.Retries)
+	}
+	checkAllStoredOnce(t, ts, lts.IndexNames{}, ps)
+}
+
 // TestOpenSearchFinalFailures: a document OpenSearch refuses for good, and
 // a storm outlasting the retry bound, end in an error counting the
 // documents not stored and saying why; the others are stored.

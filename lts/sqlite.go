@@ -125,9 +125,12 @@ func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteSto
 	q.Set("_txlock", "immediate")
 	// A large page cache keeps an upload's pages in memory until it
 	// commits instead of spilling them to the WAL as it goes; statement
-	// journals (one per multi-row insert) stay in memory too.
+	// journals (one per multi-row insert) stay in memory too. 16 KiB pages
+	// (set when the file is created) hold a payload of a few KiB without
+	// a chain of overflow pages.
 	q.Add("_pragma", "cache_size(-65536)")
 	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "page_size(16384)")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -676,7 +679,7 @@ func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payl
 		}
 		for start := 0; start < len(ids); start += s.pageSize {
 			page := ids[start:min(start+s.pageSize, len(ids))]
-			payloads, err := s.readPayloads(ctx, page)
+			payloads, err := s.readPayloads(ctx, page, q.WithoutResults)
 			if err != nil {
 				yield(nil, wrapErr(s, err))
 				return
@@ -720,7 +723,7 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query, table string) ([
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
-func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64) ([]*models.Payload, error) {
+func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResults bool) ([]*models.Payload, error) {
 	args := make([]any, len(ids))
 	pos := make(map[int64]int, len(ids))
 	for i, id := range ids {
@@ -746,13 +749,13 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64) ([]*models.
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return decodeStored(docs, names)
+	return decodeAll(docs, names, withoutResults)
 }
 
-// decodeStored decodes stored payload documents in parallel (decoding is
+// decodeAll decodes stored payload documents in parallel (decoding is
 // most of a query's time); nil documents (gone since selected) are
 // skipped. The first error names its payload.
-func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
+func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
 	errs := make([]error, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/32))
@@ -765,8 +768,8 @@ func decodeStored(docs [][]byte, names []string) ([]*models.Payload, error) {
 				if docs[i] == nil {
 					continue
 				}
-				p := newStoredPayload()
-				if err := json.Unmarshal(docs[i], p); err != nil {
+				p, err := decodeStored(docs[i], withoutResults)
+				if err != nil {
 					errs[i] = fmt.Errorf("stored payload %s: %w", names[i], err)
 					continue
 				}

@@ -30,8 +30,8 @@ type Store interface {
 	// run's start, the @timestamp of its KPIs) then test_uuid. It pages
 	// internally and yields every match: there is no cap. An error is
 	// yielded once, last. A payload's Results is a *json.RawMessage, the
-	// stored JSON as is: decoding it into a workload's types is left to
-	// the few callers that need it.
+	// stored JSON as is (decoding it into a workload's types is left to
+	// the few callers that need it), or nil with q.WithoutResults.
 	Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error]
 	// Count counts the payloads matching q.
 	Count(ctx context.Context, q Query) (int64, error)
@@ -40,11 +40,25 @@ type Store interface {
 	Close() error
 }
 
-// newStoredPayload is a payload to decode a stored one into: its results
-// are kept as raw JSON, decoding them into generic values would cost most
-// of a query's time.
-func newStoredPayload() *models.Payload {
-	return &models.Payload{Results: &json.RawMessage{}}
+// decodeStored decodes a stored payload. Its results are kept as raw JSON:
+// decoding them into generic values would cost most of a query's time.
+// Without results they are skipped, not even copied.
+func decodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
+	if withoutResults {
+		var head struct {
+			Metadata models.Metadata            `json:"metadata"`
+			KPIs     map[string]models.KPIValue `json:"kpis"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, err
+		}
+		return &models.Payload{Metadata: head.Metadata, KPIs: head.KPIs}, nil
+	}
+	p := &models.Payload{Results: &json.RawMessage{}}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Query selects payloads by label values and time.
@@ -55,6 +69,10 @@ type Query struct {
 	// Since (inclusive) and Until (exclusive) bound the run's start; zero
 	// means unbounded.
 	Since, Until time.Time
+	// WithoutResults yields payloads without their results (nil): all that
+	// history and regression analysis read are metadata and KPIs, and the
+	// results are most of a payload's bytes and of the time to read it.
+	WithoutResults bool
 }
 
 // Check refuses queries no store could answer.
@@ -160,12 +178,15 @@ type StoreOptions struct {
 }
 
 // RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: the retry that would start after Timeout is not made.
+// time: an operation (an upload, a search) that has spent Timeout retrying
+// gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it
-	// up to Max (default 30s).
+	// up to Max (default 30s), and a success starts again from Initial.
 	Initial, Max time.Duration
-	// Timeout bounds the time spent retrying one batch (default 2m).
+	// Timeout bounds the time an operation spends retrying: its failed
+	// attempts and the waits between them, not its successful requests
+	// (default 2m).
 	Timeout time.Duration
 	// Rand draws the jitter; nil uses a source seeded by the runtime.
 	// Tests pass a seeded one.

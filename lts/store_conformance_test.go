@@ -134,6 +134,17 @@ func TestStoreStoresPayloadsWhole(t *testing.T) {
 				t.Errorf("payload %d comes back different:\n got %s\nwant %s", i, have, want)
 			}
 		}
+		// Without results: the same metadata and KPIs, no results.
+		heads := collect(t, s, lts.Query{WithoutResults: true})
+		if len(heads) != 3 {
+			t.Fatalf("%d payloads without results, want 3", len(heads))
+		}
+		for i := range ps {
+			want := &models.Payload{Metadata: ps[i].Metadata, KPIs: ps[i].KPIs}
+			if heads[i].Results != nil || canonical(t, want) != canonical(t, heads[i]) {
+				t.Errorf("payload %d without results:\n got %s\nwant %s", i, canonical(t, heads[i]), canonical(t, want))
+			}
+		}
 	})
 }
 

@@ -146,3 +146,25 @@ func FuzzReadPayloads(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLabelFilters: any --filters text parses or is refused, never
+// panics, and what parses names snake_case labels with values.
+func FuzzParseLabelFilters(f *testing.F) {
+	for _, s := range []string{"", "backend=numpy", "matrix_size=256:512,device=cpu", "a=", "=x", ",,", "k=v=w", "K=v"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		labels, err := lts.ParseLabelFilters(s)
+		if err != nil {
+			return
+		}
+		for name, values := range labels {
+			if len(values) == 0 {
+				t.Fatalf("%q: label %s without values", s, name)
+			}
+		}
+		if err := (lts.Query{Labels: labels}).Check(); err != nil {
+			t.Fatalf("%q parses to a query that Check refuses: %v", s, err)
+		}
+	})
+}

@@ -59,7 +59,7 @@ func addConnectionFlags(f *pflag.FlagSet, c *pipeline.StoreConnection) {
 	f.StringVar(&c.CACert, "ca-cert", "", "PEM file of the certificate authorities to trust for OpenSearch")
 	f.BoolVar(&c.InsecureSkipVerify, "insecure-skip-verify", false, "do not verify OpenSearch's TLS certificate (unsafe)")
 	f.StringVar(&c.PasswordFile, "password-file", "", "file holding the OpenSearch password (else SESHAT_OPENSEARCH_PASSWORD)")
-	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up retrying OpenSearch after this long")
+	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch")
 	config.BindKey(f, "index", "lts.opensearch.index")
 	config.BindKey(f, "index-prefix", "lts.opensearch.index_prefix")
 	config.BindKey(f, "kpi-index-suffix", "lts.opensearch.kpi_index_suffix")

@@ -1,6 +1,7 @@
 // Package browsertest opens HTML pages in headless Chromium for tests, the
 // way a person would open a report: it checks that every resource the page
-// references is there and decodes, and that the page does not render blank.
+// references is there and decodes, that the browser loads every image, and
+// that the page does not render blank.
 // Tests using it skip, saying why, when Chromium is not installed (.ci/run
 // installs the Debian chromium package, so CI always runs them).
 package browsertest
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,21 +127,8 @@ type Resource struct {
 // Resources lists the URLs the DOM references: img src, link href, script
 // src, source src/srcset, object data, iframe src, and a href.
 func Resources(dom string) ([]Resource, error) {
-	d := xml.NewDecoder(strings.NewReader(dom))
-	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
 	var out []Resource
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
-		}
+	err := eachElement(dom, func(se xml.StartElement) error {
 		name := strings.ToLower(se.Name.Local)
 		for _, a := range se.Attr {
 			attr := strings.ToLower(a.Name.Local)
@@ -148,6 +137,29 @@ func Resources(dom string) ([]Resource, error) {
 				attr == "href" && (name == "link" || name == "a"),
 				attr == "data" && name == "object":
 				out = append(out, Resource{Element: name, Attr: attr, URL: strings.TrimSpace(a.Value)})
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// eachElement calls visit on every start tag of an HTML document, in
+// document order, until visit or the parser fails.
+func eachElement(dom string, visit func(xml.StartElement) error) error {
+	d := xml.NewDecoder(strings.NewReader(dom))
+	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if err := visit(se); err != nil {
+				return err
 			}
 		}
 	}
@@ -299,6 +311,114 @@ func CheckNotBlank(t testing.TB, p *Page, minFraction float64) {
 		t.Errorf("%s renders blank: %d of %d pixels are not white (want %.1f%%); screenshot %s",
 			p.Path, n, total, 100*minFraction, p.ScreenshotPath)
 	}
+}
+
+// Image is an <img> of a page as the browser loaded it.
+type Image struct {
+	// Src is the img element's src attribute.
+	Src string
+	// NaturalWidth is the width of the image the browser decoded: 0 when it
+	// could not load or decode it.
+	NaturalWidth int
+}
+
+// imageProbe reports, once the page has loaded, every image's natural
+// width in the DOM, where --dump-dom shows it. A reader of a report sees
+// what the browser decoded, which a file that exists does not guarantee.
+const imageProbe = `<script>
+window.addEventListener("load", () => {
+  for (const img of document.images) {
+    const p = document.createElement("p");
+    p.hidden = true;
+    p.setAttribute("data-browsertest-src", img.getAttribute("src") ?? "");
+    p.setAttribute("data-browsertest-width", String(img.naturalWidth));
+    document.body.appendChild(p);
+  }
+});
+</script>`
+
+// LoadImages opens the HTML file at path in headless Chromium and returns
+// every image of the page, in document order, with the natural width the
+// browser loaded. The page itself is not changed: a copy with a script
+// added is opened beside it, so that relative URLs resolve as they do for
+// the page, and removed afterwards.
+func LoadImages(t testing.TB, path string) []Image {
+	t.Helper()
+	bin := Chromium(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := string(html) + imageProbe
+	if i := strings.LastIndex(strings.ToLower(string(html)), "</body>"); i >= 0 {
+		probed = string(html[:i]) + imageProbe + string(html[i:])
+	}
+	f, err := os.CreateTemp(filepath.Dir(abs), ".browsertest-*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(probed)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := (&url.URL{Scheme: "file", Path: f.Name()}).String()
+	// The virtual time budget lets the load event fire before the dump.
+	dom := run(t, bin, filepath.Join(t.TempDir(), "profile-images"), "--virtual-time-budget=10000", "--dump-dom", u)
+	if !strings.Contains(dom, "</html>") {
+		t.Fatalf("%s: --dump-dom returned no page:\n%s", abs, tail(dom, 500))
+	}
+	imgs, err := probedImages(dom)
+	if err != nil {
+		t.Fatalf("%s: the rendered DOM does not parse: %v", abs, err)
+	}
+	return imgs
+}
+
+// probedImages reads what imageProbe wrote into the DOM.
+func probedImages(dom string) ([]Image, error) {
+	var out []Image
+	err := eachElement(dom, func(se xml.StartElement) error {
+		var img Image
+		probe := false
+		for _, a := range se.Attr {
+			switch a.Name.Local {
+			case "data-browsertest-src":
+				img.Src, probe = a.Value, true
+			case "data-browsertest-width":
+				w, err := strconv.Atoi(a.Value)
+				if err != nil {
+					return fmt.Errorf("image width %q: %w", a.Value, err)
+				}
+				img.NaturalWidth = w
+			}
+		}
+		if probe {
+			out = append(out, img)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// CheckImagesLoad fails the test for every image of the page at path that
+// the browser did not load, and returns the images (see LoadImages).
+func CheckImagesLoad(t testing.TB, path string) []Image {
+	t.Helper()
+	imgs := LoadImages(t, path)
+	for _, img := range imgs {
+		if img.NaturalWidth == 0 {
+			t.Errorf("%s: <img src=%q> did not load in the browser", path, img.Src)
+		}
+	}
+	return imgs
 }
 
 // Check opens the page and runs every check: resources and not blank.

@@ -3,11 +3,13 @@ package browsertest_test
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +88,59 @@ func TestOpenRendersPage(t *testing.T) {
 	blank := write(t, dir, "blank.html", `<!DOCTYPE html><html><body></body></html>`)
 	if n := browsertest.NonWhite(browsertest.Open(t, blank).Screenshot); n != 0 {
 		t.Errorf("a blank page has %d non-white pixels", n)
+	}
+}
+
+// recorder keeps the errors a check reports instead of failing the test,
+// so that a test can assert that a broken page is reported.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestCheckImagesLoadInChromium: an image the browser cannot load (missing, or not
+// an image) is reported by its src; images that load report their width.
+func TestCheckImagesLoadInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	write(t, dir, "fig/dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20"/></svg>`)
+	write(t, dir, "fig/dot.png", string(pngBytes(t)))
+	write(t, dir, "fig/fake.png", "not a png")
+	page := write(t, dir, "index.html", `<!DOCTYPE html><html><body><h1>Report</h1>
+<img src="fig/dot.svg" alt="svg"><img src="fig/missing.png" alt="missing"><img src="fig/dot.png" alt="png"><img src="fig/fake.png" alt="fake">
+</body></html>`)
+	before, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := &recorder{TB: t}
+	imgs := browsertest.CheckImagesLoad(r, page)
+	want := []browsertest.Image{{Src: "fig/dot.svg", NaturalWidth: 30}, {Src: "fig/missing.png", NaturalWidth: 0}, {Src: "fig/dot.png", NaturalWidth: 4}, {Src: "fig/fake.png", NaturalWidth: 0}}
+	if !slices.Equal(imgs, want) {
+		t.Errorf("images %v, want %v", imgs, want)
+	}
+	wantErrs := []string{`<img src="fig/missing.png"> did not load in the browser`, `<img src="fig/fake.png"> did not load in the browser`}
+	if len(r.errs) != len(wantErrs) {
+		t.Fatalf("%d errors, want %d:\n%s", len(r.errs), len(wantErrs), strings.Join(r.errs, "\n"))
+	}
+	for i := range wantErrs {
+		if !strings.HasPrefix(r.errs[i], page+": ") || !strings.Contains(r.errs[i], wantErrs[i]) {
+			t.Errorf("error %d: %s\nwant %s: …%s", i, r.errs[i], page, wantErrs[i])
+		}
+	}
+
+	// The probed copy of the page is gone; the page is as it was.
+	after, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("the directory had %d entries, now %d", len(before), len(after))
 	}
 }

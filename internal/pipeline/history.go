@@ -107,6 +107,7 @@ func historyQuery(opts HistoryOptions) (lts.Query, error) {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
 	}
 	q.Labels = labels
+	q.WithoutResults = true
 	if q.Since, err = parseHistoryTime(opts.Since); err != nil {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--since: %w", err)
 	}
