@@ -80,6 +80,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringVar(&o.KPIFilter, "kpi-filter", "", "analyse only the KPIs whose name contains this")
 	f.IntVar(&o.BatchValues, "batch-values", 0, "values of one label asked in one history query (1: one query per series)")
 	_ = f.MarkHidden("batch-values")
+	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "no-cache", "parse.no_cache")

@@ -14,6 +14,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/opensearchtest"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -495,5 +496,40 @@ func TestRegressionBadInput(t *testing.T) {
 				t.Errorf("exit %d (want %d), stderr:\n%s", r.code, tt.code, r.stderr)
 			}
 		})
+	}
+}
+
+// TestRegressionOpenSearchHistory: the same planted regression, its history
+// in OpenSearch (the test server, a custom index prefix): the store answers
+// with whole payloads, the verdict is the same.
+func TestRegressionOpenSearchHistory(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
+	dir := t.TempDir()
+	_, file := plant(t, dir, nil, current("64", droppedRates, steadyLatencies))
+	st, err := lts.Open(context.Background(), ts.URL, lts.StoreOptions{Index: lts.IndexNames{Prefix: "ci-"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []*models.Payload
+	for i, s := range history() {
+		stored = append(stored, s.payloads(t, uint64(100+i))...)
+	}
+	if _, err := st.Put(context.Background(), stored); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	reports := filepath.Join(dir, "report")
+	r := runSeshat(t, nil, "regression", "--lts", file, "--history", ts.URL, "--index-prefix", "ci-", "--report-dir", reports)
+	if r.code != 2 || !strings.Contains(r.stderr, "rate_gflops regression") {
+		t.Fatalf("exit %d, want 2 naming rate_gflops\n%s", r.code, r.stderr)
+	}
+	if got := counts(summary(t, reports), "regressions", "ok"); got != "regressions=1 ok=3" {
+		t.Errorf("summary: %s", got)
+	}
+	// Without the prefix, the indices are empty: no history.
+	r = runSeshat(t, nil, "regression", "--lts", file, "--history", ts.URL, "--report-dir", reports)
+	if got := counts(summary(t, reports), "no_history"); r.code != 0 || got != "no_history=4" {
+		t.Errorf("default indices: exit %d, %s\n%s", r.code, got, r.stderr)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
@@ -48,8 +47,11 @@ type RegressionOptions struct {
 	NoCache             bool
 	// History is the store's URL; lts.DefaultStoreURL when empty.
 	History string
-	Method  string
-	Params  analyze.Params
+	// Connection says how to reach an OpenSearch history (indices, TLS,
+	// credentials), as for upload.
+	Connection StoreConnection
+	Method     string
+	Params     analyze.Params
 	// The keys override the workload's defaults when not nil (an empty,
 	// non-nil list overrides with none).
 	ComparisonKeys, IgnoredKeys, SortingKeys, IgnoredEntries []string
@@ -111,7 +113,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if storeURL == "" {
 		storeURL = lts.DefaultStoreURL
 	}
-	s, err := openRegressionHistory(ctx, env, storeURL)
+	s, err := openRegressionHistory(ctx, env, storeURL, opts.Connection)
 	if err != nil {
 		return fmt.Errorf("--history: %w", err)
 	}
@@ -333,18 +335,14 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 // openRegressionHistory opens the history store. A SQLite store that does not exist
 // is an empty history (a first CI run): it is not created, and nil is
 // returned with a warning.
-func openRegressionHistory(ctx context.Context, env Env, url string) (lts.Store, error) {
+func openRegressionHistory(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
 	if path, ok := strings.CutPrefix(url, "sqlite:"); ok && path != "" {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			env.logger().Warn("history store " + url + " does not exist: no history, every KPI is no-history")
 			return nil, nil
 		}
 	}
-	return lts.Open(ctx, url, lts.StoreOptions{
-		Username: env.env("SESHAT_OPENSEARCH_USERNAME"),
-		Password: lts.Secret(env.env("SESHAT_OPENSEARCH_PASSWORD")),
-		Log:      env.Log,
-	})
+	return openStore(ctx, env, url, conn, false)
 }
 
 // historyOf adapts a store to the regression's history: the KPI records
