@@ -149,7 +149,8 @@ func openHistory(ctx context.Context, env Env, source string) (plotting.History,
 				return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", source, err)
 			}
 		}
-		s, err := lts.Open(ctx, source, lts.StoreOptions{Workloads: ltsWorkloads(), Log: env.logger()})
+		// OpenSearch credentials come from the environment, as for upload.
+		s, err := openStore(ctx, env, source, StoreConnection{}, true)
 		if err != nil {
 			return nil, nop, fmt.Errorf("--history: %w", err)
 		}
