@@ -103,5 +103,5 @@ func unquoteShell(s string) (string, error) {
 }
 
 func quoteShort(s string) string {
-	return `"` + truncate(s, 40) + `"`
+	return `"` + Truncate(s, 40) + `"`
 }

@@ -25,7 +25,7 @@ func ExitCode(name string, data []byte) (int, error) {
 		if errors.Is(err, strconv.ErrRange) {
 			why = "is out of range"
 		}
-		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code " + strconv.Quote(truncate(s, 40)) + " " + why}
+		return 0, &SyntaxError{File: name, Line: 1, Msg: "exit code " + strconv.Quote(Truncate(s, 40)) + " " + why}
 	}
 	return int(code), nil
 }
@@ -39,12 +39,14 @@ func UUID(name string, data []byte) (string, error) {
 	}
 	u, err := uuid.Parse(s)
 	if err != nil {
-		return "", &SyntaxError{File: name, Line: 1, Msg: "invalid UUID " + strconv.Quote(truncate(s, 40))}
+		return "", &SyntaxError{File: name, Line: 1, Msg: "invalid UUID " + strconv.Quote(Truncate(s, 40))}
 	}
 	return u.String(), nil
 }
 
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes on a rune boundary, marking the cut
+// with "...": for quoting bad input in messages.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

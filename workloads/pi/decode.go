@@ -237,26 +237,16 @@ func usageTime(s *string, field string, w warner) time.Time {
 	}
 	t, err := time.Parse(time.RFC3339Nano, *s)
 	if err != nil {
-		w.Warnf("%s: field %s: %q is not an RFC 3339 time", UsageFile, field, truncate(*s, 40))
+		w.Warnf("%s: field %s: %q is not an RFC 3339 time", UsageFile, field, parsers.Truncate(*s, 40))
 		return time.Time{}
 	}
 	t = t.UTC()
 	if t.Year() < 1 || t.Year() > 9999 {
 		// JSON (and so the cache) cannot hold years outside 0..9999.
-		w.Warnf("%s: field %s: %q is out of range", UsageFile, field, truncate(*s, 40))
+		w.Warnf("%s: field %s: %q is out of range", UsageFile, field, parsers.Truncate(*s, 40))
 		return time.Time{}
 	}
 	return t
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }
 
 // logText turns the tail of a log into text: a tail cut inside a multi-byte
@@ -373,7 +363,7 @@ func keyBefore(data []byte, i int) string {
 			if err := json.Unmarshal(data[j:end+1], &key); err != nil {
 				return ""
 			}
-			return truncate(key, 60)
+			return parsers.Truncate(key, 60)
 		}
 	}
 	return ""
