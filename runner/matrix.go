@@ -1,13 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -101,7 +99,7 @@ func pointError(b *Benchmark, e *Experiment, s map[string]any, varying []string,
 		var parts []string
 		for _, k := range varying {
 			if k != RepeatSetting {
-				parts = append(parts, k+"="+FormatValue(s[k]))
+				parts = append(parts, k+"="+store.FormatValue(s[k]))
 			}
 		}
 		be.Msg += " (point " + strings.Join(parts, ", ") + ")"
@@ -170,7 +168,7 @@ const maxSlug = 120
 func (p Point) Slug() string {
 	var parts []string
 	for _, k := range p.Varying {
-		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(FormatValue(p.Settings[k])))
+		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(store.FormatValue(p.Settings[k])))
 	}
 	s := strings.Join(parts, "_")
 	if len(s) > maxSlug {
@@ -202,27 +200,6 @@ func safeName(s string) string {
 		out = "-" + out[1:]
 	}
 	return out
-}
-
-// FormatValue renders a setting value as text: for slugs, for the
-// SESHAT_<KEY> environment of the child, and for messages. Lists are JSON.
-func FormatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case []any, map[string]any:
-		data, err := json.Marshal(x)
-		if err != nil {
-			return fmt.Sprint(x)
-		}
-		return string(data)
-	default:
-		return fmt.Sprint(x)
-	}
 }
 
 // EnvName is the environment variable a setting is exported as:

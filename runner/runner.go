@@ -323,7 +323,7 @@ func childEnv(base []string, settings map[string]any) []string {
 	sort.Strings(keys)
 	env := append([]string(nil), base...)
 	for _, k := range keys {
-		env = append(env, EnvName(k)+"="+FormatValue(settings[k]))
+		env = append(env, EnvName(k)+"="+store.FormatValue(settings[k]))
 	}
 	return env
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -109,4 +110,27 @@ func lessValue(a, b any) bool {
 		return ta < tb
 	}
 	return CanonicalValue(a) < CanonicalValue(b)
+}
+
+// FormatValue renders a decoded setting value as text, the one way every
+// part of seshat shows it to a child process or a person: in run directory
+// slugs, SESHAT_<KEY> environment variables, exec command substitutions and
+// messages. Numbers lose trailing zeros; lists and maps are JSON.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []any, map[string]any:
+		data, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(data)
+	default:
+		return fmt.Sprint(x)
+	}
 }

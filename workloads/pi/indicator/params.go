@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads/pi/kernels"
 	"github.com/seshat-bench/seshat/workloads/pi/measure"
 )
@@ -444,7 +444,7 @@ func decodeExec(r reader, p *Params) error {
 		case nil, []any, map[string]any:
 			return &SettingError{"command", fmt.Sprintf("argument %d must be a scalar, got %v", i, a)}
 		default:
-			arg = FormatValue(x)
+			arg = store.FormatValue(x)
 		}
 		var subErr error
 		arg = placeholder.ReplaceAllStringFunc(arg, func(m string) string {
@@ -456,7 +456,7 @@ func decodeExec(r reader, p *Params) error {
 			if !ok && subErr == nil {
 				subErr = &SettingError{"command", fmt.Sprintf("argument %d: {%s} names no setting of this run", i, key)}
 			}
-			return FormatValue(val)
+			return store.FormatValue(val)
 		})
 		if subErr != nil {
 			return subErr
@@ -467,21 +467,6 @@ func decodeExec(r reader, p *Params) error {
 		return &SettingError{"command", "the program name is empty"}
 	}
 	return nil
-}
-
-// FormatValue renders a setting value as text, the way it is exported to
-// the environment (SESHAT_<KEY>) and substituted into exec commands.
-func FormatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	default:
-		return fmt.Sprint(x)
-	}
 }
 
 // Name is the pi.json name of the PI ("PiMatmul"...).
