@@ -38,6 +38,17 @@ const (
 func Schema(ws []Workload) (*jsonschema.Schema, error) {
 	r := &jsonschema.Reflector{
 		ExpandedStruct: true,
+		// Named lists are plain arrays in JSON (their types only exist for a
+		// compact CBOR form in the parse cache): inline them.
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			switch t {
+			case reflect.TypeFor[models.Samples]():
+				return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "number"}}
+			case reflect.TypeFor[models.Flags]():
+				return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
+			}
+			return nil
+		},
 		// Package-qualified names: two workloads may both name a type Results.
 		Namer: func(t reflect.Type) string {
 			if t.Name() == "" {

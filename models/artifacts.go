@@ -21,7 +21,7 @@ type PIMeasurement struct {
 	// FLOPs is the floating-point operation count of one operation.
 	FLOPs *float64 `json:"flops,omitempty"`
 	// SamplesMs holds every timed repetition, in milliseconds, in order.
-	SamplesMs []float64 `json:"samples_ms"`
+	SamplesMs Samples `json:"samples_ms"`
 	// CI95Low and CI95High bound the 95% confidence interval of the median, in ms.
 	CI95Low  float64 `json:"ci95_low"`
 	CI95High float64 `json:"ci95_high"`
@@ -55,12 +55,12 @@ type OSRelease struct {
 
 // CPUInfo describes the host processors.
 type CPUInfo struct {
-	Model   string   `json:"model"`
-	Vendor  string   `json:"vendor,omitempty"`
-	Flags   []string `json:"flags,omitempty"`
-	Sockets int      `json:"sockets"`
-	Cores   int      `json:"cores"`
-	Threads int      `json:"threads"`
+	Model   string `json:"model"`
+	Vendor  string `json:"vendor,omitempty"`
+	Flags   Flags  `json:"flags,omitempty"`
+	Sockets int    `json:"sockets"`
+	Cores   int    `json:"cores"`
+	Threads int    `json:"threads"`
 }
 
 // GPU is one accelerator as reported by nvidia-smi.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -20,27 +21,29 @@ import (
 const CacheFile = ".seshat_cache.cbor"
 
 // cacheFormat changes when the cache document itself changes shape.
-const cacheFormat = 3
+const cacheFormat = 4
 
 // The cache is a CBOR sequence: a cacheHeader, then the parse-once result.
 // CBOR rather than JSON because a cached parse is mostly decoding: binary
 // floats and lengths decode several times faster than JSON text (see
 // bench/run.sh), and the result is never read by people.
 type cacheHeader struct {
-	Format        int    `cbor:"format"`
-	Workload      string `cbor:"workload"`
-	ParserVersion string `cbor:"parser_version"`
+	// Integer keys: the header is decoded on every cached parse of every
+	// entry, and small integers decode faster than names.
+	Format        int    `cbor:"1,keyasint"`
+	Workload      string `cbor:"2,keyasint"`
+	ParserVersion string `cbor:"3,keyasint"`
 	// Settings is a digest of the entry's merged settings and ExitCode its
 	// exit code: ParseOnce sees both, so a change to either re-parses.
-	Settings string      `cbor:"settings"`
-	ExitCode int         `cbor:"exit_code"`
-	Deps     []FileStamp `cbor:"deps"`
-	Warnings []string    `cbor:"warnings,omitempty"`
+	Settings string      `cbor:"4,keyasint"`
+	ExitCode int         `cbor:"5,keyasint"`
+	Deps     []FileStamp `cbor:"6,keyasint"`
+	Warnings []string    `cbor:"7,keyasint,omitempty"`
 	// The root's own settings file and exit_code with their stamps: while
 	// the stamps hold, a cached parse reads neither file.
-	SettingsFile   *FileStamp     `cbor:"settings_file,omitempty"`
-	SettingsValues map[string]any `cbor:"settings_values,omitempty"`
-	ExitCodeFile   *FileStamp     `cbor:"exit_code_file,omitempty"`
+	SettingsFile   *FileStamp     `cbor:"8,keyasint,omitempty"`
+	SettingsValues map[string]any `cbor:"9,keyasint,omitempty"`
+	ExitCodeFile   *FileStamp     `cbor:"10,keyasint,omitempty"`
 }
 
 // rootCache is one root's cache file as read at the start of its load, and
@@ -50,6 +53,8 @@ type rootCache struct {
 	body    []byte
 	present bool   // a header was decoded
 	warning string // the file was there but unusable
+
+	buf *[]byte // from cacheBufs, holding body; nil when not read
 
 	settingsStamp  *FileStamp
 	settingsValues map[string]any
@@ -93,9 +98,12 @@ func newCacheKey(p Parser, e *Entry) cacheKey {
 
 // readCache reads a root's cache file and decodes its header. A missing
 // file is a plain miss; an unusable one leaves a warning for the entry.
-func readCache(dir string) *rootCache {
-	rc := &rootCache{}
-	data, err := parsers.ReadLimited(filepath.Join(dir, CacheFile), parsers.DefaultLimit)
+func readCache(d *dir) *rootCache {
+	rc := &rootCache{buf: cacheBufs.Get().(*[]byte)}
+	data, err := d.readReplaced(CacheFile, *rc.buf, parsers.DefaultLimit)
+	if cap(data) > cap(*rc.buf) {
+		*rc.buf = data[:0] // grown: keep the larger buffer
+	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			rc.warning = fmt.Sprintf("%s: unreadable, re-parsing: %v", CacheFile, unwrapPath(err))
@@ -116,10 +124,23 @@ func readCache(dir string) *rootCache {
 	return rc
 }
 
+// cacheBufs hold cache files while they are decoded: decoding copies
+// everything out, so one buffer per worker serves every root.
+var cacheBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// release gives the file buffer back; rc.body is unusable after (the
+// header was copied out when decoded). Buffers that grew past 1 MiB are dropped rather than kept.
+func (rc *rootCache) release() {
+	if rc.buf != nil && cap(*rc.buf) <= 1<<20 {
+		cacheBufs.Put(rc.buf)
+	}
+	rc.buf, rc.body = nil, nil
+}
+
 // result returns the cached parse-once result when it is still valid. ok is
 // false on a miss; warning is set when the cache was present but unusable
 // (corrupt, unreadable), so the caller can report it and re-parse.
-func (rc *rootCache) result(dir string, p Parser, key cacheKey) (result any, warnings []string, ok bool, warning string) {
+func (rc *rootCache) result(d *dir, p Parser, key cacheKey) (result any, warnings []string, ok bool, warning string) {
 	if !rc.present {
 		return nil, nil, false, rc.warning
 	}
@@ -132,7 +153,7 @@ func (rc *rootCache) result(dir string, p Parser, key cacheKey) (result any, war
 	if len(rc.body) == 0 {
 		return nil, nil, false, CacheFile + ": corrupt (no result), re-parsing"
 	}
-	if !stillValid(dir, h.Deps) {
+	if !stillValid(d, h.Deps) {
 		return nil, nil, false, ""
 	}
 	res, err := decodeCached(p, rc.body)
@@ -178,40 +199,37 @@ func (rc *rootCache) save(dir string, key cacheKey, deps []FileStamp, warnings [
 }
 
 // stampOf records a file's size and mtime under its root-relative name.
-func stampOf(name string, st fs.FileInfo) *FileStamp {
-	return &FileStamp{Path: name, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+func stampOf(name string, st fileStat) *FileStamp {
+	return &FileStamp{Path: name, Size: st.size, ModTime: st.mtime}
 }
 
-// stampHolds reports whether the file at path still has the stamp's size
-// and mtime.
-func stampHolds(path string, s FileStamp) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Size() == s.Size && st.ModTime().UnixNano() == s.ModTime
+// stampHolds reports whether the file rel (relative to d) still has the
+// stamp's size and mtime.
+func stampHolds(d *dir, rel string, s FileStamp) bool {
+	st, err := d.stat(rel)
+	return err == nil && st.mode.IsRegular() && st.size == s.Size && st.mtime == s.ModTime
 }
 
 // normalizeDecoded gives values decoded from the cache the Go types the YAML
-// decoder gives (int, not int64), so a cached entry equals a fresh one.
+// decoder gives (int, not int64), so a cached entry equals a fresh one. Maps
+// and lists are changed in place: they were just decoded and are not shared.
 func normalizeDecoded(v any) any {
 	switch x := v.(type) {
 	case int64:
 		return int(x)
 	case map[string]any:
-		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = normalizeDecoded(e)
+			switch e.(type) {
+			case int64, map[string]any, []any:
+				x[k] = normalizeDecoded(e)
+			}
 		}
-		return out
 	case []any:
-		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = normalizeDecoded(e)
+			x[i] = normalizeDecoded(e)
 		}
-		return out
-	case nil:
-		return nil
-	default:
-		return v
 	}
+	return v
 }
 
 // removeCache deletes a root's cache, best effort.

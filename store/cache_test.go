@@ -167,11 +167,11 @@ func TestCorruptCache(t *testing.T) {
 		{"truncated result", func(v []byte) []byte { return v[:len(v)-8] }, "corrupt result"},
 		{"header of the wrong shape", func([]byte) []byte { return cborSeq(t, []int{1, 2}, map[string]any{}) }, "corrupt"},
 		{"field of the wrong type", func([]byte) []byte {
-			return cborSeq(t, map[string]any{"format": "three"}, map[string]any{})
+			return cborSeq(t, map[int]any{1: "three"} /* 1: format */, map[string]any{})
 		}, "corrupt"},
 		{"deps of the wrong shape", func(v []byte) []byte {
 			h, body := splitCache(t, v)
-			h["deps"] = []any{7}
+			h[6] = []any{7} // 6: deps
 			return append(cborSeq(t, h), body...)
 		}, "corrupt"},
 		{"result of the wrong shape", func(v []byte) []byte {
@@ -180,13 +180,13 @@ func TestCorruptCache(t *testing.T) {
 		}, "corrupt result"},
 		{"older format: a plain miss", func(v []byte) []byte {
 			h, body := splitCache(t, v)
-			h["format"] = 2
+			h[1] = 2 // 1: format
 			return append(cborSeq(t, h), body...)
 		}, ""},
 		{"header only", func(v []byte) []byte { h, _ := splitCache(t, v); return cborSeq(t, h) }, "no result"},
 		{"another format number", func(v []byte) []byte {
 			h, body := splitCache(t, v)
-			h["format"] = 99
+			h[1] = 99
 			return append(cborSeq(t, h), body...)
 		}, ""},
 	}
@@ -348,9 +348,9 @@ func cborSeq(t *testing.T, values ...any) []byte {
 
 // splitCache decodes a valid cache file's header generically and returns the
 // raw result that follows it.
-func splitCache(t *testing.T, data []byte) (map[string]any, []byte) {
+func splitCache(t *testing.T, data []byte) (map[int]any, []byte) {
 	t.Helper()
-	var h map[string]any
+	var h map[int]any // the header's keys are integers
 	rest, err := cacheDec.UnmarshalFirst(data, &h)
 	must(t, err)
 	return h, rest
@@ -383,5 +383,27 @@ func TestCachedSettingsEqualFresh(t *testing.T) {
 	again := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
 	if got := entry(t, again, "a").Settings["image"]; got != "ubi10" {
 		t.Errorf("image = %v after editing the parent settings, want ubi10", got)
+	}
+}
+
+// A cache file larger than the read buffer the loader starts with is read
+// whole, and cached results come back equal to fresh ones.
+func TestLargeCacheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
+	writeTree(t, dir, merge(
+		run("a", "size: 1\n", "0", map[string]string{"result.txt": big}),
+		run("b", "size: 2\n", "0", map[string]string{"result.txt": "small"}),
+	))
+	p := newFake()
+	fresh := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p), Workers: 1})
+	cached := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p), Workers: 1})
+	wantStates(t, cached, map[string]string{"a": "cached", "b": "cached"})
+	for _, path := range []string{"a", "b", "a"} {
+		f, c := entry(t, fresh, path).Results.(*fakeResult), entry(t, cached, path).Results.(*fakeResult)
+		if !reflect.DeepEqual(f.Files, c.Files) {
+			t.Errorf("%s: cached files differ from fresh ones (%d bytes vs %d)", path, len(c.Files["result.txt"]), len(f.Files["result.txt"]))
+		}
 	}
 }

@@ -17,6 +17,8 @@ import (
 // that it was absent, or which directory a dirname glob resolved to. The cache
 // is valid while every stamp still holds.
 type FileStamp struct {
+	// The cache stores stamps as CBOR arrays, the most compact form to decode.
+	_ struct{} `cbor:",toarray"`
 	// Path is relative to the test root, slash-separated.
 	Path    string `json:"path"`
 	Size    int64  `json:"size,omitempty"`
@@ -36,6 +38,7 @@ type ParseContext struct {
 	ExitCode int
 
 	root      string
+	dir       *dir // root, open
 	dirnames  map[string]string
 	important map[string]bool
 	resolved  map[string]string
@@ -47,9 +50,9 @@ type ParseContext struct {
 	uncacheable bool
 }
 
-func newParseContext(e *Entry, p Parser) *ParseContext {
+func newParseContext(e *Entry, d *dir, p Parser) *ParseContext {
 	c := &ParseContext{
-		Path: e.Path, Settings: e.Settings, root: e.Dir,
+		Path: e.Path, Settings: e.Settings, root: e.Dir, dir: d,
 		dirnames: p.ArtifactDirnames(), important: map[string]bool{},
 		resolved: map[string]string{}, limit: parsers.DefaultLimit,
 	}
@@ -74,15 +77,21 @@ func (c *ParseContext) Warnf(format string, args ...any) {
 // whether that deserves a warning. Errors name the file relative to the
 // root. Reading a file the workload did not declare important warns.
 func (c *ParseContext) ReadFile(name string) ([]byte, error) {
-	return c.read(name, func(p string) ([]byte, fs.FileInfo, error) { return parsers.ReadLimitedStat(p, c.limit) })
+	return c.read(name, func(rel string) ([]byte, fileStat, bool, error) { return c.dir.readFile(rel, c.limit) })
 }
 
 // ReadTail reads at most the last n bytes of a file (logs).
 func (c *ParseContext) ReadTail(name string, n int64) ([]byte, error) {
-	return c.read(name, func(p string) ([]byte, fs.FileInfo, error) { return parsers.ReadTailStat(p, n) })
+	return c.read(name, func(rel string) ([]byte, fileStat, bool, error) {
+		data, st, err := parsers.ReadTailStat(filepath.Join(c.root, filepath.FromSlash(rel)), n)
+		if st == nil {
+			return data, fileStat{}, false, err
+		}
+		return data, fileStat{size: st.Size(), mtime: st.ModTime().UnixNano()}, true, err
+	})
 }
 
-func (c *ParseContext) read(name string, reader func(string) ([]byte, fs.FileInfo, error)) ([]byte, error) {
+func (c *ParseContext) read(name string, reader func(rel string) ([]byte, fileStat, bool, error)) ([]byte, error) {
 	if !c.important[name] {
 		c.Warnf("%s: read but not declared among the workload's important files", name)
 	}
@@ -90,12 +99,12 @@ func (c *ParseContext) read(name string, reader func(string) ([]byte, fs.FileInf
 	if err != nil {
 		return nil, err
 	}
-	data, st, err := reader(filepath.Join(c.root, filepath.FromSlash(rel)))
+	data, st, opened, err := reader(filepath.FromSlash(rel))
 	switch {
-	case st != nil:
+	case opened:
 		// The result depends on this file as it was opened (read whole,
 		// too large, or not a regular file): stamp it.
-		c.deps = append(c.deps, FileStamp{Path: rel, Size: st.Size(), ModTime: st.ModTime().UnixNano()})
+		c.deps = append(c.deps, FileStamp{Path: rel, Size: st.size, ModTime: st.mtime})
 	case errors.Is(err, fs.ErrNotExist):
 		c.deps = append(c.deps, FileStamp{Path: rel, Absent: true})
 	default:
@@ -104,7 +113,7 @@ func (c *ParseContext) read(name string, reader func(string) ([]byte, fs.FileInf
 		c.uncacheable = true
 	}
 	if err != nil {
-		if st != nil && !errors.Is(err, parsers.ErrTooLarge) && !errors.Is(err, parsers.ErrNotRegular) {
+		if opened && !errors.Is(err, parsers.ErrTooLarge) && !errors.Is(err, parsers.ErrNotRegular) {
 			c.uncacheable = true // an I/O error while reading
 		}
 		// Name the file relative to the root, not the absolute path.
@@ -190,22 +199,22 @@ func (c *AlwaysContext) Warnf(format string, args ...any) {
 }
 
 // stillValid reports whether every stamp matches the files as they are now.
-func stillValid(root string, deps []FileStamp) bool {
+func stillValid(dir *dir, deps []FileStamp) bool {
 	for _, d := range deps {
 		if d.Glob != "" {
-			if resolveGlob(root, d.Glob) != d.Path {
+			if resolveGlob(dir.path, d.Glob) != d.Path {
 				return false
 			}
 			continue
 		}
-		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(d.Path)))
+		st, err := dir.stat(filepath.FromSlash(d.Path))
 		if d.Absent {
 			if err == nil || !errors.Is(err, fs.ErrNotExist) {
 				return false
 			}
 			continue
 		}
-		if err != nil || st.Size() != d.Size || st.ModTime().UnixNano() != d.ModTime {
+		if err != nil || st.size != d.Size || st.mtime != d.ModTime {
 			return false
 		}
 	}

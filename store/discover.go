@@ -1,12 +1,15 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -26,16 +29,22 @@ type Root struct {
 
 // Discover finds the test roots under resultsDir, sorted by path. Problems
 // that concern no single root (unreadable directories, symlink loops) are
-// returned as warnings; the walk goes on.
+// returned as warnings, sorted; the walk goes on.
 //
 // A directory is a test root when it holds settings.yaml (or settings.yml,
 // with a warning); the roots below it are ignored. A directory holding a
 // file named skip is excluded with everything below it. Hidden directories
 // (caches, VCS) are not walked. Symlinked directories are followed; a
 // directory reached a second time (a loop, or two links to one place) is
-// walked once and warned about.
+// walked once and warned about: real directories win over links, and links
+// are taken in path order.
 func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
-	warnings, err = discover(resultsDir, func(r Root) { roots = append(roots, r) })
+	var mu sync.Mutex
+	warnings, err = discover(resultsDir, 0, func(r Root, _ *dir) {
+		mu.Lock()
+		roots = append(roots, r)
+		mu.Unlock()
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -43,10 +52,16 @@ func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 	return roots, warnings, nil
 }
 
-// discover walks resultsDir and hands each test root to emit as soon as it
-// is found (in walk order), so that parsing can start while the walk goes
-// on.
-func discover(resultsDir string, emit func(Root)) (warnings []string, err error) {
+// discover walks resultsDir with up to workers goroutines (0: GOMAXPROCS)
+// and hands each test root to visit, in the goroutine that found it, with
+// the root's directory open: the caller reads the root's files relative to
+// it. Roots come in no particular order.
+//
+// Real directories are walked in parallel: they cannot be reached twice
+// (no hard links to directories). Symlinked directories are set aside and
+// followed afterwards, one at a time in path order, so which of two ways to
+// one directory is walked does not depend on timing.
+func discover(resultsDir string, workers int, visit func(Root, *dir)) (warnings []string, err error) {
 	st, err := os.Stat(resultsDir)
 	if err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
@@ -54,54 +69,126 @@ func discover(resultsDir string, emit func(Root)) (warnings []string, err error)
 	if !st.IsDir() {
 		return nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
 	}
-	w := &walker{seen: map[fileID]string{}, emit: emit}
-	w.visit(resultsDir, ".", nil, st)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	w := &walker{seen: map[fileID]string{}, visit: visit, workers: workers}
+	w.run(walkTask{dir: resultsDir, rel: "."})
+	for len(w.links) > 0 {
+		sort.Slice(w.links, func(i, j int) bool { return w.links[i].rel < w.links[j].rel })
+		link := w.links[0]
+		w.links = w.links[1:]
+		w.run(link)
+	}
+	sort.Strings(w.warnings)
 	return w.warnings, nil
 }
 
-type fileID struct{ dev, ino uint64 }
-
-func idOf(st os.FileInfo) (fileID, bool) {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{uint64(sys.Dev), uint64(sys.Ino)}, true
+// walkTask is a directory to visit.
+type walkTask struct {
+	dir, rel  string
+	inherited []string // settings.*.yaml files of the ancestors, in merge order
+	link      bool     // reached through a symlink
 }
 
 type walker struct {
+	visit   func(Root, *dir)
+	workers int
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []walkTask
+	active   int               // tasks queued or running
 	seen     map[fileID]string // directories already walked -> their path
-	emit     func(Root)
+	links    []walkTask        // symlinked directories, followed after the real ones
 	warnings []string
 }
 
 func (w *walker) warnf(format string, args ...any) {
+	w.mu.Lock()
 	w.warnings = append(w.warnings, fmt.Sprintf(format, args...))
+	w.mu.Unlock()
+}
+
+// run visits first and every real directory below it with the worker pool,
+// and returns when all are done. Tasks are taken last in, first out: depth
+// first, so test roots reach the parsers early and the queue stays short.
+func (w *walker) run(first walkTask) {
+	w.cond = sync.NewCond(&w.mu)
+	w.queue, w.active = []walkTask{first}, 1
+	var wg sync.WaitGroup
+	for range w.workers {
+		wg.Go(func() {
+			for {
+				w.mu.Lock()
+				for len(w.queue) == 0 && w.active > 0 {
+					w.cond.Wait()
+				}
+				if w.active == 0 {
+					w.mu.Unlock()
+					return
+				}
+				t := w.queue[len(w.queue)-1]
+				w.queue = w.queue[:len(w.queue)-1]
+				w.mu.Unlock()
+				w.walk(t)
+				w.mu.Lock()
+				w.active--
+				if w.active == 0 {
+					w.cond.Broadcast()
+				}
+				w.mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (w *walker) push(t walkTask) {
+	w.mu.Lock()
+	w.queue = append(w.queue, t)
+	w.active++
+	w.mu.Unlock()
+	w.cond.Signal()
 }
 
 // fileLike tells whether a directory entry may be read as a settings file:
 // a regular file, or a symlink (resolved, and checked, when read).
-func fileLike(e fs.DirEntry) bool {
-	return e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0
-}
+func fileLike(e dirEntry) bool { return e.typ == 0 || e.typ == fs.ModeSymlink }
 
-func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
-	if id, ok := idOf(st); ok {
-		if prev, dup := w.seen[id]; dup {
-			w.warnf("%s: same directory as %s (symlink loop or second link), skipped", rel, prev)
-			return
-		}
-		w.seen[id] = rel
-	}
-	entries, err := os.ReadDir(dir)
+func (w *walker) walk(t walkTask) {
+	d, st, err := openDir(t.dir)
 	if err != nil {
-		w.warnf("%s: cannot read directory: %v", rel, unwrapPath(err))
+		switch {
+		case t.link && (os.IsNotExist(err) || errors.Is(err, syscall.ELOOP)):
+			w.warnf("%s: broken symlink: %v", t.rel, unwrapPath(err))
+		case t.link && isNotDir(err):
+			// A symlink to a file: nothing to walk.
+		default:
+			w.warnf("%s: cannot read directory: %v", t.rel, unwrapPath(err))
+		}
+		return
+	}
+	defer d.close()
+	w.mu.Lock()
+	prev, dup := w.seen[st.id]
+	if !dup {
+		w.seen[st.id] = t.rel
+	}
+	w.mu.Unlock()
+	if dup {
+		w.warnf("%s: same directory as %s (symlink loop or second link), skipped", t.rel, prev)
+		return
+	}
+	entries, err := d.readDir()
+	if err != nil {
+		w.warnf("%s: cannot read directory: %v", t.rel, unwrapPath(err))
 		return
 	}
 	var settingsYAML, settingsYML bool
-	var own []string // settings.*.yaml of this directory, in name order (ReadDir sorts)
+	var own []string // settings.*.yaml of this directory, in name order
 	for _, e := range entries {
-		switch name := e.Name(); {
+		switch name := e.name; {
 		case name == "skip":
 			return
 		case !fileLike(e):
@@ -110,15 +197,15 @@ func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 		case name == "settings.yml":
 			settingsYML = true
 		case strings.HasPrefix(name, "settings.") && strings.HasSuffix(name, ".yaml"):
-			own = append(own, filepath.Join(dir, name))
+			own = append(own, filepath.Join(t.dir, name))
 		}
 	}
-	files := inherited
+	files := t.inherited
 	if len(own) > 0 {
-		files = append(append(make([]string, 0, len(inherited)+len(own)+1), inherited...), own...)
+		files = append(append(make([]string, 0, len(t.inherited)+len(own)+1), t.inherited...), own...)
 	}
 	if settingsYAML || settingsYML {
-		r := Root{Dir: dir, Path: rel}
+		r := Root{Dir: t.dir, Path: t.rel}
 		name := "settings.yaml"
 		switch {
 		case settingsYAML && settingsYML:
@@ -127,36 +214,26 @@ func (w *walker) visit(dir, rel string, inherited []string, st os.FileInfo) {
 			name = "settings.yml"
 			r.Warnings = append(r.Warnings, "settings.yml: accepted, but settings.yaml is the expected name")
 		}
-		r.SettingsFiles = append(append(make([]string, 0, len(files)+1), files...), filepath.Join(dir, name))
-		w.emit(r)
+		r.SettingsFiles = append(append(make([]string, 0, len(files)+1), files...), filepath.Join(t.dir, name))
+		w.visit(r, d)
 		return // roots nested in a root are ignored
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
+		if strings.HasPrefix(e.name, ".") {
 			continue // caches and VCS directories
 		}
-		isLink := e.Type()&fs.ModeSymlink != 0
-		if !isLink && !e.IsDir() {
-			continue
+		child := walkTask{dir: filepath.Join(t.dir, e.name), rel: e.name, inherited: files}
+		if t.rel != "." {
+			child.rel = t.rel + "/" + e.name
 		}
-		child := filepath.Join(dir, name)
-		childRel := name
-		if rel != "." {
-			childRel = rel + "/" + name
+		switch e.typ {
+		case fs.ModeDir:
+			w.push(child)
+		case fs.ModeSymlink:
+			child.link = true
+			w.mu.Lock()
+			w.links = append(w.links, child)
+			w.mu.Unlock()
 		}
-		cst, err := os.Stat(child) // follows symlinks
-		if err != nil {
-			if isLink {
-				w.warnf("%s: broken symlink: %v", childRel, unwrapPath(err))
-			} else {
-				w.warnf("%s: %v", childRel, unwrapPath(err))
-			}
-			continue
-		}
-		if !cst.IsDir() {
-			continue
-		}
-		w.visit(child, childRel, files, cst)
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -114,6 +115,19 @@ func TestDiscover(t *testing.T) {
 			under: "res",
 		},
 		{
+			// Real directories are walked first: the link sorts before the
+			// directory it points to, and still is the one skipped.
+			name:  "a real directory wins over a link to it",
+			tree:  map[string]string{"a/link": "->../b", "b/r/settings.yaml": ""},
+			roots: map[string][]string{"b/r": {"b/r/settings.yaml"}},
+			warns: []string{"a/link: same directory as b"},
+		},
+		{
+			name:  "a link to a file is not walked",
+			tree:  map[string]string{"notes.txt": "x", "x/link": "->../notes.txt", "r/settings.yaml": ""},
+			roots: map[string][]string{"r": {"r/settings.yaml"}},
+		},
+		{
 			name:  "self-referencing and dangling symlinks warn",
 			tree:  map[string]string{"self": "->self", "gone": "->nowhere", "r/settings.yaml": ""},
 			roots: map[string][]string{"r": {"r/settings.yaml"}},
@@ -199,4 +213,43 @@ func TestDiscoverErrors(t *testing.T) {
 			t.Errorf("Discover(%s): error %v, want one naming the path", p, err)
 		}
 	}
+}
+
+// The walk is parallel; what it finds must not depend on timing: the same
+// roots and the same warnings, in the same order, every time.
+func TestDiscoverIsDeterministic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tree := map[string]string{}
+	for i := range 40 {
+		for j := range 25 {
+			tree[fmt.Sprintf("e%02d/r%02d/settings.yaml", i, j)] = ""
+		}
+		// Links in both directions between experiments, and to the top.
+		tree[fmt.Sprintf("e%02d/next", i)] = fmt.Sprintf("->../e%02d", (i+1)%40)
+		tree[fmt.Sprintf("e%02d/top", i)] = "->.."
+	}
+	tree["outside/r/settings.yaml"] = ""
+	tree["e00/out"] = "->../outside"
+	tree["e01/out"] = "->../outside"
+	writeTree(t, dir, tree)
+	first, firstWarnings, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 40*25+1 {
+		t.Fatalf("%d roots, want %d", len(first), 40*25+1)
+	}
+	for range 20 {
+		roots, warnings, err := Discover(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(roots, first) || !reflect.DeepEqual(warnings, firstWarnings) {
+			t.Fatalf("a second walk differs:\n%d roots, warnings %q\nfirst %d roots, warnings %q", len(roots), warnings, len(first), firstWarnings)
+		}
+	}
+	// outside is a real directory: the links to it are the ones skipped.
+	wantWarning(t, firstWarnings, "e00/out: same directory as outside")
+	wantWarning(t, firstWarnings, "e01/out: same directory as outside")
 }

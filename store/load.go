@@ -48,43 +48,23 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	l := &loader{opts: opts, settingsCache: &sync.Map{}}
-	// The walk feeds the workers as it finds roots: parsing starts at once
-	// instead of after the whole tree has been listed.
-	type job struct {
-		i    int
-		root Root
-	}
-	jobs := make(chan job, 4*workers)
+	// Each test root is loaded by the walker goroutine that found it, with
+	// its directory still open: discovery and parsing share the workers.
 	var (
 		mu      sync.Mutex
 		entries []*Entry
-		wg      sync.WaitGroup
+		n       int
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				e := l.load(ctx, j.root)
-				mu.Lock()
-				entries[j.i] = e
-				mu.Unlock()
-			}
-		}()
-	}
-	n := 0
-	warnings, err := discover(opts.ResultsDir, func(r Root) {
+	warnings, err := discover(opts.ResultsDir, workers, func(r Root, d *dir) {
 		if ctx.Err() != nil {
 			return
 		}
+		e := l.load(ctx, r, d)
 		mu.Lock()
-		entries = append(entries, nil)
-		mu.Unlock()
-		jobs <- job{n, r}
+		entries = append(entries, e)
 		n++
+		mu.Unlock()
 	})
-	close(jobs)
-	wg.Wait()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.With(exitcode.Failure, err)
@@ -151,7 +131,7 @@ func (l *loader) known(name string) bool {
 }
 
 // load builds one entry; nil means the filters rejected it.
-func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
+func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	e = &Entry{Path: r.Path, Dir: r.Dir, Settings: Settings{}, Warnings: append([]string{}, r.Warnings...)}
 	defer func() {
 		// A parser bug must not stop the other entries.
@@ -166,13 +146,14 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	// saves reading and decoding both on a cached parse.
 	rc := &rootCache{}
 	if !l.opts.NoCache {
-		rc = readCache(r.Dir)
+		rc = readCache(d)
+		defer rc.release()
 	}
 	settingsOK := true
 	for i, f := range r.SettingsFiles {
 		var s settingsResult
 		if i == len(r.SettingsFiles)-1 {
-			s = l.readOwnSettings(f, rc)
+			s = l.readOwnSettings(d, f, rc)
 		} else {
 			s = l.readSettings(f)
 		}
@@ -204,7 +185,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 		}
 		e.Workload = name
 	}
-	code, present, err := l.readExitCode(r.Dir, rc)
+	code, present, err := l.readExitCode(d, rc)
 	switch {
 	case err != nil:
 		e.State = StateFailed
@@ -226,7 +207,7 @@ func (l *loader) load(ctx context.Context, r Root) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
-	l.parse(e, p, rc)
+	l.parse(e, d, p, rc)
 	return e
 }
 
@@ -256,13 +237,12 @@ func (l *loader) relName(path string) string {
 
 // readExitCode reads a root's exit_code, or takes it from the cache when the
 // file's stamp is unchanged.
-func (l *loader) readExitCode(dir string, rc *rootCache) (code int, present bool, err error) {
-	path := filepath.Join(dir, "exit_code")
-	if rc.header.ExitCodeFile != nil && stampHolds(path, *rc.header.ExitCodeFile) {
+func (l *loader) readExitCode(d *dir, rc *rootCache) (code int, present bool, err error) {
+	if rc.header.ExitCodeFile != nil && stampHolds(d, "exit_code", *rc.header.ExitCodeFile) {
 		rc.exitCodeStamp = rc.header.ExitCodeFile
 		return rc.header.ExitCode, true, nil
 	}
-	data, st, err := parsers.ReadLimitedStat(path, 4096)
+	data, st, _, err := d.readFile("exit_code", 4096)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, false, nil
@@ -280,33 +260,34 @@ func (l *loader) readExitCode(dir string, rc *rootCache) (code int, present bool
 // readOwnSettings reads the root's own settings file (never shared with
 // another root, so not kept in settingsCache), or takes its values from the
 // cache when its stamp is unchanged.
-func (l *loader) readOwnSettings(path string, rc *rootCache) settingsResult {
-	if rc.header.SettingsFile != nil && stampHolds(path, *rc.header.SettingsFile) {
+func (l *loader) readOwnSettings(d *dir, path string, rc *rootCache) settingsResult {
+	base := filepath.Base(path)
+	if rc.header.SettingsFile != nil && rc.header.SettingsFile.Path == base && stampHolds(d, base, *rc.header.SettingsFile) {
 		rc.settingsStamp, rc.settingsValues = rc.header.SettingsFile, rc.header.SettingsValues
 		return settingsResult{values: normalizeDecoded(rc.header.SettingsValues).(map[string]any)}
 	}
 	name := l.relName(path)
 	var res settingsResult
-	data, st, err := parsers.ReadLimitedStat(path, 1<<20)
+	data, st, _, err := d.readFile(base, 1<<20)
 	if err != nil {
 		res.err = fmt.Errorf("%s: %w", name, unwrapPath(err))
 		return res
 	}
 	res.values, res.err = parsers.Settings(name, data)
 	if res.err == nil {
-		rc.settingsStamp, rc.settingsValues = stampOf(filepath.Base(path), st), res.values
+		rc.settingsStamp, rc.settingsValues = stampOf(base, st), res.values
 	}
 	return res
 }
 
 // parse fills e.Results: from the cache when valid, else by ParseOnce (and
 // the cache is rewritten); then ParseAlways.
-func (l *loader) parse(e *Entry, p Parser, rc *rootCache) {
+func (l *loader) parse(e *Entry, d *dir, p Parser, rc *rootCache) {
 	var result any
 	cached := false
 	key := newCacheKey(p, e)
 	if !l.opts.NoCache {
-		res, warnings, ok, warning := rc.result(e.Dir, p, key)
+		res, warnings, ok, warning := rc.result(d, p, key)
 		if warning != "" {
 			e.Warnings = append(e.Warnings, warning)
 		}
@@ -316,7 +297,7 @@ func (l *loader) parse(e *Entry, p Parser, rc *rootCache) {
 		}
 	}
 	if !cached {
-		pc := newParseContext(e, p)
+		pc := newParseContext(e, d, p)
 		res, err := p.ParseOnce(pc)
 		e.Warnings = append(e.Warnings, pc.warnings...)
 		if err != nil {

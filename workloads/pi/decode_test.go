@@ -86,7 +86,7 @@ func TestDecodePI(t *testing.T) {
 			data:     "{\"name\": \"PiMatmul\",\n \"@result\": {\"rate\": NaN, \"elapsed\": 1.5,\n  \"samples_ms\": [1.5, Infinity, -Infinity], \"cv\": NaN}}",
 			warnings: []string{"pi.json:2: field rate: NaN is not valid JSON, read as null", "pi.json:3: Infinity is not valid JSON", "pi.json:3: -Infinity is not valid JSON", "pi.json:3: field cv: NaN"},
 			check: func(t *testing.T, pi *models.PIResult) {
-				if pi.Result.Rate != nil || pi.Result.Elapsed != 1.5 || !reflect.DeepEqual(pi.Result.SamplesMs, []float64{1.5, 0, 0}) {
+				if pi.Result.Rate != nil || pi.Result.Elapsed != 1.5 || !reflect.DeepEqual(pi.Result.SamplesMs, models.Samples{1.5, 0, 0}) {
 					t.Errorf("result = %+v", pi.Result)
 				}
 			},

@@ -1,0 +1,242 @@
+//go:build linux
+
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/seshat-bench/seshat/parsers"
+)
+
+// dir is an open directory whose files are listed, stated and read relative
+// to its descriptor. A cached parse of a large tree is dominated by system
+// calls (about ten per test root); relative lookups skip the path walk, and
+// the raw calls skip what package os adds for general files (a netpoller
+// registration per open, a FileInfo allocation per stat, a second read to
+// see EOF).
+type dir struct {
+	path string
+	fd   int
+}
+
+// openDir opens path (symlinks followed) as a directory and returns what it
+// is, for loop detection.
+func openDir(path string) (*dir, fileStat, error) {
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		_ = unix.Close(fd)
+		return nil, fileStat{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return &dir{path: path, fd: fd}, statOf(&st), nil
+}
+
+func (d *dir) close() { _ = unix.Close(d.fd) }
+
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// readDir lists the directory, sorted by name, without "." and "..".
+func (d *dir) readDir() ([]dirEntry, error) {
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	var out []dirEntry
+	for {
+		var n int
+		err := retryEINTR(func() (err error) {
+			n, err = unix.Getdents(d.fd, buf)
+			return err
+		})
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: d.path, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		var perr error
+		if out, perr = d.parseDirents(buf[:n], out); perr != nil {
+			return nil, perr
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// parseDirents decodes linux_dirent64 records: ino (8 bytes), off (8),
+// reclen (2), type (1), then the NUL-terminated name.
+func (d *dir) parseDirents(buf []byte, out []dirEntry) ([]dirEntry, error) {
+	for len(buf) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(buf[16:18]))
+		if reclen < 19 || reclen > len(buf) {
+			return nil, &fs.PathError{Op: "readdirent", Path: d.path, Err: fmt.Errorf("malformed directory record of %d bytes", reclen)}
+		}
+		typ, nameBytes := buf[18], buf[19:reclen]
+		buf = buf[reclen:]
+		for i, c := range nameBytes {
+			if c == 0 {
+				nameBytes = nameBytes[:i]
+				break
+			}
+		}
+		name := string(nameBytes)
+		if name == "." || name == ".." || name == "" {
+			continue
+		}
+		e := dirEntry{name: name}
+		switch typ {
+		case unix.DT_DIR:
+			e.typ = fs.ModeDir
+		case unix.DT_REG:
+		case unix.DT_LNK:
+			e.typ = fs.ModeSymlink
+		case unix.DT_UNKNOWN: // some file systems do not say: ask
+			var st unix.Stat_t
+			if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				e.typ = fs.ModeIrregular
+			} else {
+				e.typ = statOf(&st).mode
+			}
+		default:
+			e.typ = fs.ModeIrregular
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// stat returns what the file at rel (relative to the directory, symlinks
+// followed) is now.
+func (d *dir) stat(rel string) (fileStat, error) {
+	var st unix.Stat_t
+	err := retryEINTR(func() error { return unix.Fstatat(d.fd, rel, &st, 0) })
+	if err != nil {
+		return fileStat{}, &fs.PathError{Op: "stat", Path: filepath.Join(d.path, rel), Err: err}
+	}
+	return statOf(&st), nil
+}
+
+// readFile is parsers.ReadLimitedStat relative to the directory: a whole
+// regular file of at most limit bytes, and what it was when opened (ok is
+// false when it could not be opened). It opens non-blocking, so a FIFO
+// cannot hang the parse. Reading stops at the size fstat gave: a file that
+// grew since has a new stamp, which the next parse sees.
+func (d *dir) readFile(rel string, limit int64) (data []byte, st fileStat, ok bool, err error) {
+	path := filepath.Join(d.path, rel)
+	var fd int
+	err = retryEINTR(func() (err error) {
+		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, fileStat{}, false, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var ust unix.Stat_t
+	if err := unix.Fstat(fd, &ust); err != nil {
+		return nil, fileStat{}, false, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	st = statOf(&ust)
+	if !st.mode.IsRegular() {
+		return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: parsers.ErrNotRegular}
+	}
+	if st.size > limit {
+		return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes, limit %d: %w", st.size, limit, parsers.ErrTooLarge)}
+	}
+	data = make([]byte, st.size)
+	for off := 0; off < len(data); {
+		var n int
+		err := retryEINTR(func() (err error) {
+			n, err = unix.Read(fd, data[off:])
+			return err
+		})
+		if err != nil {
+			return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 { // shrank since fstat: what is there
+			data = data[:off]
+			break
+		}
+		off += n
+	}
+	return data, st, true, nil
+}
+
+func statOf(st *unix.Stat_t) fileStat {
+	fst := fileStat{
+		size:  st.Size,
+		mtime: st.Mtim.Nano(),
+		id:    fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)},
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFDIR:
+		fst.mode = fs.ModeDir
+	case unix.S_IFLNK:
+		fst.mode = fs.ModeSymlink
+	default:
+		fst.mode = fs.ModeIrregular
+	}
+	return fst
+}
+
+func retryEINTR(f func() error) error {
+	for {
+		if err := f(); !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// readReplaced reads a whole file that is only ever replaced by a rename,
+// never written in place (the parse cache), into buf, growing it up to
+// limit. Such a file's content is fixed once opened, so a short read is its
+// end: no fstat and no read to see EOF.
+func (d *dir) readReplaced(rel string, buf []byte, limit int64) ([]byte, error) {
+	path := filepath.Join(d.path, rel)
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		var n int
+		err := retryEINTR(func() (err error) {
+			n, err = unix.Read(fd, buf[len(buf):cap(buf)])
+			return err
+		})
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		room := cap(buf) - len(buf)
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("more than %d bytes: %w", limit, parsers.ErrTooLarge)}
+		}
+		if n < room {
+			return buf, nil
+		}
+	}
+}
