@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
 )
@@ -32,11 +33,33 @@ func (s Samples) MarshalCBOR() ([]byte, error) {
 	if s == nil {
 		return cbor.Marshal(nil)
 	}
-	buf := make([]byte, 8*len(s))
-	for i, f := range s {
-		binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(f))
+	// Written directly, in one allocation: tag 86, the byte string's head,
+	// the floats.
+	out := make([]byte, 0, 2+9+8*len(s))
+	out = append(out, 0xd8, tagFloat64LE) // major type 6, one-byte tag number
+	out = appendHead(out, 2, uint64(8*len(s)))
+	for _, f := range s {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(f))
 	}
-	return cbor.Marshal(cbor.Tag{Number: tagFloat64LE, Content: buf})
+	return out, nil
+}
+
+// appendHead appends the head of a CBOR data item of major type major with
+// argument arg (a length), in its shortest form, as RFC 8949 prescribes.
+func appendHead(out []byte, major byte, arg uint64) []byte {
+	m := major << 5
+	switch {
+	case arg < 24:
+		return append(out, m|byte(arg))
+	case arg <= math.MaxUint8:
+		return append(out, m|24, byte(arg))
+	case arg <= math.MaxUint16:
+		return binary.BigEndian.AppendUint16(append(out, m|25), uint16(arg))
+	case arg <= math.MaxUint32:
+		return binary.BigEndian.AppendUint32(append(out, m|26), uint32(arg))
+	default:
+		return binary.BigEndian.AppendUint64(append(out, m|27), arg)
+	}
 }
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
@@ -141,6 +164,22 @@ var flagSets = struct {
 
 // maxFlagSets bounds flagSets; past it lists are split every time.
 const maxFlagSets = 256
+
+// Shared returns the list of runs with these same flags, which the parse
+// cache hands out, so that runs parsed fresh share their flags too; a list
+// that cannot be joined losslessly is returned as it is. Read-only, as
+// decoded Flags are.
+func (f Flags) Shared() Flags {
+	for _, flag := range f {
+		if flag == "" || strings.IndexFunc(flag, unicode.IsSpace) >= 0 || !utf8.ValidString(flag) {
+			return f
+		}
+	}
+	if f == nil {
+		return nil
+	}
+	return splitFlags([]byte(strings.Join(f, " ")))
+}
 
 func splitFlags(text []byte) Flags {
 	flagSets.RLock()

@@ -1,6 +1,8 @@
 package models
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -19,6 +21,10 @@ func TestSamplesCBORRoundTrip(t *testing.T) {
 		{"nil", nil},
 		{"empty", Samples{}},
 		{"values", Samples{0.651, 0.649, 1e-300, -2, math.MaxFloat64, math.Inf(1), 0}},
+		{"one", Samples{2}},
+		{"23 bytes of head sizes", make(Samples, 3)}, // 24 bytes: one-byte length
+		{"two-byte length", make(Samples, 40)},       // 320 bytes
+		{"four-byte length", make(Samples, 10_000)},  // 80,000 bytes
 		{"large", make(Samples, 100_000)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -26,6 +32,15 @@ func TestSamplesCBORRoundTrip(t *testing.T) {
 			data, err := cbor.Marshal(tt.in)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.in != nil { // the head is the shortest form, as the library writes it
+				raw := make([]byte, 0, 8*len(tt.in))
+				for _, f := range tt.in {
+					raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(f))
+				}
+				if lib, err := cbor.Marshal(cbor.Tag{Number: 86, Content: raw}); err != nil || !bytes.Equal(lib, data) {
+					t.Errorf("encoding differs from the library's (%v): % x... vs % x...", err, data[:min(12, len(data))], lib[:min(12, len(lib))])
+				}
 			}
 			var got Samples
 			if err := cbor.Unmarshal(data, &got); err != nil {
@@ -49,6 +64,10 @@ func TestSamplesCBORIsRFC8746(t *testing.T) {
 	var tag cbor.Tag
 	if err := cbor.Unmarshal(data, &tag); err != nil {
 		t.Fatal(err)
+	}
+	// The library's own encoding of that tag is byte for byte the same.
+	if lib, err := cbor.Marshal(tag); err != nil || !reflect.DeepEqual(lib, data) {
+		t.Errorf("encoded % x, the library encodes % x (%v)", data, lib, err)
 	}
 	want := []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0xe0, 0xbf}
 	if tag.Number != 86 || !reflect.DeepEqual(tag.Content, want) {
@@ -212,4 +231,23 @@ func FuzzSamplesFlagsCBOR(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFlagsShared(t *testing.T) {
+	t.Parallel()
+	a := Flags{"fpu", "vme", "shared-test"}.Shared()
+	b := Flags{"fpu", "vme", "shared-test"}.Shared()
+	if !reflect.DeepEqual(a, Flags{"fpu", "vme", "shared-test"}) || &a[0] != &b[0] {
+		t.Errorf("two equal lists are not one shared list: %q %q", a, b)
+	}
+	if c := append(a, "x"); &c[0] == &b[0] {
+		t.Error("appending to a shared list wrote into it")
+	}
+	odd := Flags{"a b"}
+	if got := odd.Shared(); &got[0] != &odd[0] {
+		t.Error("a list that cannot be joined was copied")
+	}
+	if Flags(nil).Shared() != nil {
+		t.Error("nil did not stay nil")
+	}
 }

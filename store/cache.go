@@ -3,24 +3,17 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
-	"sync"
 
 	"github.com/fxamacker/cbor/v2"
-
-	"github.com/seshat-bench/seshat/internal/atomicfile"
-	"github.com/seshat-bench/seshat/parsers"
 )
 
-// CacheFile is the name of the per-root parse cache.
+// CacheFile is the name of the parse cache: one in each directory that
+// holds test roots, with a record per root (see pack).
 const CacheFile = ".seshat_cache.cbor"
 
-// cacheFormat changes when the cache document itself changes shape.
+// cacheFormat changes when a root's record changes shape.
 const cacheFormat = 4
 
 // The cache is a CBOR sequence: a cacheHeader, then the parse-once result.
@@ -53,8 +46,6 @@ type rootCache struct {
 	body    []byte
 	present bool   // a header was decoded
 	warning string // the file was there but unusable
-
-	buf *[]byte // from cacheBufs, holding body; nil when not read
 
 	settingsStamp  *FileStamp
 	settingsValues map[string]any
@@ -96,24 +87,19 @@ func newCacheKey(p Parser, e *Entry) cacheKey {
 	return k
 }
 
-// readCache reads a root's cache file and decodes its header. A missing
-// file is a plain miss; an unusable one leaves a warning for the entry.
-func readCache(d *dir) *rootCache {
-	rc := &rootCache{buf: cacheBufs.Get().(*[]byte)}
-	data, err := d.readReplaced(CacheFile, *rc.buf, parsers.DefaultLimit)
-	if cap(data) > cap(*rc.buf) {
-		*rc.buf = data[:0] // grown: keep the larger buffer
-	}
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			rc.warning = fmt.Sprintf("%s: unreadable, re-parsing: %v", CacheFile, unwrapPath(err))
-		}
+// readCache takes a root's record from its directory's pack and decodes
+// its header. No record is a plain miss; an unusable pack or record leaves a
+// warning for the entry.
+func readCache(p *pack, name string) *rootCache {
+	rc := &rootCache{warning: p.warning}
+	data, ok := p.record(name)
+	if !ok {
 		return rc
 	}
 	body, err := cacheDec.UnmarshalFirst(data, &rc.header)
 	if err != nil {
 		rc.header = cacheHeader{}
-		rc.warning = fmt.Sprintf("%s: corrupt, re-parsing: %v", CacheFile, err)
+		rc.warning = fmt.Sprintf("%s: record of %s corrupt, re-parsing: %v", p.rel, name, err)
 		return rc
 	}
 	if rc.header.Format != cacheFormat {
@@ -122,19 +108,6 @@ func readCache(d *dir) *rootCache {
 	}
 	rc.body, rc.present = body, true
 	return rc
-}
-
-// cacheBufs hold cache files while they are decoded: decoding copies
-// everything out, so one buffer per worker serves every root.
-var cacheBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// release gives the file buffer back; rc.body is unusable after (the
-// header was copied out when decoded). Buffers that grew past 1 MiB are dropped rather than kept.
-func (rc *rootCache) release() {
-	if rc.buf != nil && cap(*rc.buf) <= 1<<20 {
-		cacheBufs.Put(rc.buf)
-	}
-	rc.buf, rc.body = nil, nil
 }
 
 // result returns the cached parse-once result when it is still valid. ok is
@@ -179,10 +152,10 @@ func decodeCached(p Parser, raw []byte) (res any, err error) {
 	return res, nil
 }
 
-// save stores a parse-once result atomically (temp file + rename), with
-// the stamps of the root's settings file and exit_code read during this load.
-// Durability is not needed (a lost cache is a re-parse), so it is not synced.
-func (rc *rootCache) save(dir string, key cacheKey, deps []FileStamp, warnings []string, result any) error {
+// save stores a parse-once result as the root's record in its pack, with
+// the stamps of the root's settings file and exit_code read during this
+// load. The pack is written when all its roots are done.
+func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, warnings []string, result any) error {
 	head, err := cacheEnc.Marshal(cacheHeader{
 		Format: cacheFormat, Workload: key.workload, ParserVersion: key.parserVersion,
 		Settings: key.settings, ExitCode: key.exitCode, Deps: deps, Warnings: warnings,
@@ -195,7 +168,8 @@ func (rc *rootCache) save(dir string, key cacheKey, deps []FileStamp, warnings [
 	if err != nil {
 		return fmt.Errorf("%s: %w", CacheFile, err)
 	}
-	return atomicfile.WriteFileNoSync(filepath.Join(dir, CacheFile), append(head, body...), 0o644)
+	p.put(name, append(head, body...))
+	return nil
 }
 
 // stampOf records a file's size and mtime under its root-relative name.
@@ -231,9 +205,6 @@ func normalizeDecoded(v any) any {
 	}
 	return v
 }
-
-// removeCache deletes a root's cache, best effort.
-func removeCache(dir string) { _ = os.Remove(filepath.Join(dir, CacheFile)) }
 
 // CacheRoundTrip encodes a parse-once result as the cache does and decodes
 // it back, so a workload's tests can check that its results survive the

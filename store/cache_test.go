@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -196,10 +197,7 @@ func TestCorruptCache(t *testing.T) {
 			dir := cacheTree(t)
 			p := newFake()
 			mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
-			cache := filepath.Join(dir, "b", CacheFile)
-			valid, err := os.ReadFile(cache)
-			must(t, err)
-			must(t, os.WriteFile(cache, tt.corrupt(valid), 0o644))
+			editRecord(t, dir, "b", tt.corrupt)
 			m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
 			wantStates(t, m, map[string]string{"a": "cached", "b": "parsed", "c": "cached", "d": "incomplete"})
 			b := entry(t, m, "b")
@@ -225,7 +223,7 @@ func TestCacheNotWritable(t *testing.T) {
 	p := newFake()
 	// A directory where the cache file goes: it can be neither read nor
 	// replaced (what a read-only tree looks like, even to root).
-	must(t, os.Mkdir(filepath.Join(dir, "a", CacheFile), 0o755))
+	must(t, os.Mkdir(filepath.Join(dir, CacheFile), 0o755))
 	for range 2 {
 		m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
 		a := entry(t, m, "a")
@@ -405,5 +403,164 @@ func TestLargeCacheFile(t *testing.T) {
 		if !reflect.DeepEqual(f.Files, c.Files) {
 			t.Errorf("%s: cached files differ from fresh ones (%d bytes vs %d)", path, len(c.Files["result.txt"]), len(f.Files["result.txt"]))
 		}
+	}
+}
+
+// readPack decodes the pack file of directory dir.
+func readPack(t *testing.T, dir string) packFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, CacheFile))
+	must(t, err)
+	var f packFile
+	must(t, cacheDec.Unmarshal(data, &f))
+	return f
+}
+
+// editRecord replaces the record of root name in its directory's pack by
+// what edit makes of it.
+func editRecord(t *testing.T, root, name string, edit func(valid []byte) []byte) {
+	t.Helper()
+	f := readPack(t, root)
+	valid, ok := f.Records[name]
+	if !ok {
+		t.Fatalf("no record of %s in the pack (%d records)", name, len(f.Records))
+	}
+	f.Records[name] = edit(valid)
+	data, err := cacheEnc.Marshal(f)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(root, CacheFile), data, 0o644))
+}
+
+// One cache file per directory holding test roots, with one record per
+// root: none inside the roots.
+func TestOnePackPerDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		run("x/a", "size: 1\n", "0", nil),
+		run("x/b", "size: 2\n", "0", nil),
+		run("y/deep/c", "size: 3\n", "0", nil),
+		run("y/d", "size: 4\n", "", nil), // incomplete: no record
+	))
+	p := newFake()
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	var files []string
+	must(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == CacheFile {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	}))
+	if want := []string{"x/" + CacheFile, "y/deep/" + CacheFile}; !reflect.DeepEqual(files, want) {
+		t.Errorf("cache files %q, want %q", files, want)
+	}
+	if f := readPack(t, filepath.Join(dir, "x")); len(f.Records) != 2 || f.Records["a"] == nil || f.Records["b"] == nil {
+		t.Errorf("x's pack holds %d records", len(f.Records))
+	}
+}
+
+// A cached parse writes nothing; a parse that changes one record rewrites
+// its directory's pack and no other.
+func TestPackWrittenOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		run("x/a", "size: 1\n", "0", nil),
+		run("y/b", "size: 2\n", "0", nil),
+	))
+	p := newFake()
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, d := range []string{"x", "y"} {
+		must(t, os.Chtimes(filepath.Join(dir, d, CacheFile), past, past))
+	}
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"x/a": "cached", "y/b": "cached"})
+	must(t, os.WriteFile(filepath.Join(dir, "y/b/result.txt"), []byte("changed"), 0o644))
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"x/a": "cached", "y/b": "parsed"})
+	for d, rewritten := range map[string]bool{"x": false, "y": true} {
+		st, err := os.Stat(filepath.Join(dir, d, CacheFile))
+		must(t, err)
+		if got := !st.ModTime().Equal(past); got != rewritten {
+			t.Errorf("%s's pack rewritten: %v, want %v", d, got, rewritten)
+		}
+	}
+}
+
+// Records of roots the parse did not load (filtered out) are kept; records
+// of roots that are gone are dropped when the pack is next written.
+func TestPackKeepsFilteredDropsRemoved(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		run("a", "size: 1\n", "0", nil),
+		run("b", "size: 2\n", "0", nil),
+		run("c", "size: 3\n", "0", nil),
+	))
+	p := newFake()
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	must(t, os.RemoveAll(filepath.Join(dir, "c")))
+	must(t, os.WriteFile(filepath.Join(dir, "b/result.txt"), []byte("changed"), 0o644))
+	filters, err := ParseFilters("size=2")
+	must(t, err)
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p), Filters: filters}), map[string]string{"b": "parsed"})
+	f := readPack(t, dir)
+	if _, ok := f.Records["c"]; ok {
+		t.Error("the record of removed root c is still in the pack")
+	}
+	if _, ok := f.Records["a"]; !ok {
+		t.Error("the record of filtered-out root a was dropped")
+	}
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"a": "cached", "b": "cached"})
+}
+
+// A results directory that is itself a test root keeps its record in its
+// own directory.
+func TestPackOfTopLevelRoot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, run(".", "size: 1\n", "0", nil))
+	p := newFake()
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{".": "parsed"})
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{".": "cached"})
+	if f := readPack(t, dir); f.Records["."] == nil {
+		t.Errorf("records %v, want one under \".\"", f.Records)
+	}
+}
+
+// A pack file that is garbage, or of another container format, costs a
+// re-parse of every root in its directory (with a warning for garbage),
+// and is replaced.
+func TestCorruptPack(t *testing.T) {
+	t.Parallel()
+	other, err := cacheEnc.Marshal(packFile{Format: 99, Records: map[string][]byte{"a": []byte("x")}})
+	must(t, err)
+	for name, tt := range map[string]struct {
+		content []byte
+		warning string
+	}{
+		"garbage":      {[]byte("\xff\x00 not a pack"), "corrupt"},
+		"empty":        {nil, "corrupt"},
+		"other format": {other, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := cacheTree(t)
+			p := newFake()
+			mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+			must(t, os.WriteFile(filepath.Join(dir, CacheFile), tt.content, 0o644))
+			m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+			wantStates(t, m, allParsed)
+			for _, path := range []string{"a", "b", "c"} {
+				if tt.warning == "" {
+					if hasWarning(entry(t, m, path).Warnings, CacheFile) {
+						t.Errorf("%s: warnings %q", path, entry(t, m, path).Warnings)
+					}
+				} else {
+					wantWarning(t, entry(t, m, path).Warnings, CacheFile, tt.warning, "re-parsing")
+				}
+			}
+			wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), allCached)
+		})
 	}
 }

@@ -75,7 +75,3 @@ func statOf(st fs.FileInfo) fileStat {
 	}
 	return fst
 }
-
-func (d *dir) readReplaced(rel string, _ []byte, limit int64) ([]byte, error) {
-	return parsers.ReadLimited(filepath.Join(d.path, rel), limit)
-}

@@ -25,6 +25,9 @@ type Root struct {
 	SettingsFiles []string
 	// Warnings found while discovering this root (settings.yml used...).
 	Warnings []string
+
+	pack *pack  // the parse cache holding this root's record (Load only)
+	key  string // the root's name in pack
 }
 
 // Discover finds the test roots under resultsDir, sorted by path. Problems
@@ -40,11 +43,11 @@ type Root struct {
 // are taken in path order.
 func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 	var mu sync.Mutex
-	warnings, err = discover(resultsDir, 0, func(r Root, _ *dir) {
+	warnings, err = discover(resultsDir, &walker{visit: func(r Root, _ *dir) {
 		mu.Lock()
 		roots = append(roots, r)
 		mu.Unlock()
-	})
+	}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,8 +55,8 @@ func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 	return roots, warnings, nil
 }
 
-// discover walks resultsDir with up to workers goroutines (0: GOMAXPROCS)
-// and hands each test root to visit, in the goroutine that found it, with
+// discover walks resultsDir with up to w.workers goroutines (0: GOMAXPROCS)
+// and hands each test root to w.visit, in the goroutine that found it, with
 // the root's directory open: the caller reads the root's files relative to
 // it. Roots come in no particular order.
 //
@@ -61,7 +64,7 @@ func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 // (no hard links to directories). Symlinked directories are set aside and
 // followed afterwards, one at a time in path order, so which of two ways to
 // one directory is walked does not depend on timing.
-func discover(resultsDir string, workers int, visit func(Root, *dir)) (warnings []string, err error) {
+func discover(resultsDir string, w *walker) (warnings []string, err error) {
 	st, err := os.Stat(resultsDir)
 	if err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
@@ -69,10 +72,10 @@ func discover(resultsDir string, workers int, visit func(Root, *dir)) (warnings 
 	if !st.IsDir() {
 		return nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if w.workers <= 0 {
+		w.workers = runtime.GOMAXPROCS(0)
 	}
-	w := &walker{seen: map[fileID]string{}, visit: visit, workers: workers}
+	w.seen = map[fileID]string{}
 	w.run(walkTask{dir: resultsDir, rel: "."})
 	for len(w.links) > 0 {
 		sort.Slice(w.links, func(i, j int) bool { return w.links[i].rel < w.links[j].rel })
@@ -89,11 +92,17 @@ type walkTask struct {
 	dir, rel  string
 	inherited []string // settings.*.yaml files of the ancestors, in merge order
 	link      bool     // reached through a symlink
+	pack      *pack    // the parse cache of the directory holding this one
+	key       string   // this directory's name in pack
 }
 
 type walker struct {
 	visit   func(Root, *dir)
 	workers int
+	// packs: open each directory's parse cache for its roots, and write it
+	// back when they are done (Load); packError hears of failed writes.
+	packs     bool
+	packError func(error)
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -132,6 +141,11 @@ func (w *walker) run(first walkTask) {
 				w.queue = w.queue[:len(w.queue)-1]
 				w.mu.Unlock()
 				w.walk(t)
+				if t.pack != nil {
+					if err := t.pack.done(); err != nil && w.packError != nil {
+						w.packError(err)
+					}
+				}
 				w.mu.Lock()
 				w.active--
 				if w.active == 0 {
@@ -215,14 +229,37 @@ func (w *walker) walk(t walkTask) {
 			r.Warnings = append(r.Warnings, "settings.yml: accepted, but settings.yaml is the expected name")
 		}
 		r.SettingsFiles = append(append(make([]string, 0, len(files)+1), files...), filepath.Join(t.dir, name))
+		r.pack, r.key = t.pack, t.key
+		if w.packs && r.pack == nil { // the results directory is the root
+			r.pack, r.key = openPack(d, t.rel, entries), "."
+			r.pack.add(1)
+			defer func() {
+				if err := r.pack.done(); err != nil && w.packError != nil {
+					w.packError(err)
+				}
+			}()
+		}
 		w.visit(r, d)
 		return // roots nested in a root are ignored
+	}
+	var pk *pack
+	if w.packs {
+		pk = openPack(d, t.rel, entries)
+		// Count the children before any is pushed: the last one done
+		// writes the pack.
+		n := 0
+		for _, e := range entries {
+			if !strings.HasPrefix(e.name, ".") && (e.typ == fs.ModeDir || e.typ == fs.ModeSymlink) {
+				n++
+			}
+		}
+		pk.add(n)
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.name, ".") {
 			continue // caches and VCS directories
 		}
-		child := walkTask{dir: filepath.Join(t.dir, e.name), rel: e.name, inherited: files}
+		child := walkTask{dir: filepath.Join(t.dir, e.name), rel: e.name, inherited: files, pack: pk, key: e.name}
 		if t.rel != "." {
 			child.rel = t.rel + "/" + e.name
 		}

@@ -4,20 +4,26 @@
 //
 //  1. Discover walks the results directory for test roots (directories with a
 //     settings.yaml), honouring `skip` files, ignoring roots nested in roots
-//     and hidden directories, following symlinks with loop protection.
+//     and hidden directories, following symlinks with loop protection. Real
+//     directories are walked in parallel, symlinked ones after them in path
+//     order, so the outcome never depends on timing.
 //  2. Each root's settings are merged from settings.*.yaml files of its
 //     parents, parent first, then its own settings.*.yaml (name order) and
 //     settings.yaml last; filters select roots. exit_code decides the state:
 //     missing is incomplete (not parsed), unreadable is failed.
 //  3. Each selected, complete root is parsed by its workload's Parser:
-//     parse-once results come from a per-root cache (.seshat_cache.cbor)
-//     when the workload and its parser version, the entry's settings and
+//     parse-once results come from the cache, one record per root, kept in
+//     one .seshat_cache.cbor file per directory holding roots (a pack), when
+//     the workload and its parser version, the entry's settings and
 //     exit code, the size and mtime of every file parse-once read (or its
 //     absence) and the directory each artifact dirname glob resolved to are
 //     unchanged; parse-always runs every time. A damaged cache is a warning
 //     and a re-parse; a cache that cannot be written costs a re-parse next
-//     time, nothing more. Roots are parsed in parallel, bounded by
-//     GOMAXPROCS; a panicking parser fails its entry only.
+//     time, nothing more. A pack is rewritten, atomically, only when one of
+//     its records changed. Each root is parsed by the walker goroutine that
+//     found it (GOMAXPROCS of them), with its directory open: its files are
+//     stated and read relative to it. A panicking parser fails its entry
+//     only.
 //  4. The Matrix keeps entries sorted by path, drops true duplicates (same
 //     settings, `@`-prefixed ones included) with a warning, and lists the
 //     variables: non-`@` settings with more than one value.

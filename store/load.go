@@ -55,7 +55,8 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		entries []*Entry
 		n       int
 	)
-	warnings, err := discover(opts.ResultsDir, workers, func(r Root, d *dir) {
+	w := &walker{workers: workers, packs: opts.Lookup != nil}
+	w.visit = func(r Root, d *dir) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -64,7 +65,12 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		entries = append(entries, e)
 		n++
 		mu.Unlock()
-	})
+	}
+	w.packError = func(err error) {
+		// A read-only results tree still parses, every time.
+		opts.logger().Debug("cache not written", "error", err)
+	}
+	warnings, err := discover(opts.ResultsDir, w)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.With(exitcode.Failure, err)
@@ -145,9 +151,8 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	// the root's own settings file and exit_code with their stamps, which
 	// saves reading and decoding both on a cached parse.
 	rc := &rootCache{}
-	if !l.opts.NoCache {
-		rc = readCache(d)
-		defer rc.release()
+	if !l.opts.NoCache && r.pack != nil {
+		rc = readCache(r.pack, r.key)
 	}
 	settingsOK := true
 	for i, f := range r.SettingsFiles {
@@ -207,7 +212,7 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
-	l.parse(e, d, p, rc)
+	l.parse(e, r, d, p, rc)
 	return e
 }
 
@@ -282,7 +287,7 @@ func (l *loader) readOwnSettings(d *dir, path string, rc *rootCache) settingsRes
 
 // parse fills e.Results: from the cache when valid, else by ParseOnce (and
 // the cache is rewritten); then ParseAlways.
-func (l *loader) parse(e *Entry, d *dir, p Parser, rc *rootCache) {
+func (l *loader) parse(e *Entry, r Root, d *dir, p Parser, rc *rootCache) {
 	var result any
 	cached := false
 	key := newCacheKey(p, e)
@@ -306,11 +311,14 @@ func (l *loader) parse(e *Entry, d *dir, p Parser, rc *rootCache) {
 			return
 		}
 		result = res
-		if pc.uncacheable {
-			removeCache(e.Dir) // an older cache must not outlive this parse
-		} else if err := rc.save(e.Dir, key, pc.deps, pc.warnings, res); err != nil {
-			// A read-only results tree still parses, every time.
-			l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
+		switch {
+		case r.pack == nil:
+		case pc.uncacheable:
+			r.pack.put(r.key, nil) // an older record must not outlive this parse
+		default:
+			if err := rc.save(r.pack, r.key, key, pc.deps, pc.warnings, res); err != nil {
+				l.opts.logger().Debug("cache not written", "entry", e.Path, "error", err)
+			}
 		}
 	}
 	ac := &AlwaysContext{ResultsDir: l.opts.ResultsDir, Dir: e.Dir, Path: e.Path, Settings: e.Settings, BaseURL: l.opts.BaseURL}

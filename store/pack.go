@@ -1,0 +1,148 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/seshat-bench/seshat/internal/atomicfile"
+)
+
+// packFormat changes when the pack container changes shape; the records in
+// it carry their own cacheFormat.
+const packFormat = 1
+
+// packLimit bounds a pack file read whole: 1 GiB is some 250,000 runs in
+// one directory.
+const packLimit = 1 << 30
+
+// The parse cache of the test roots that sit side by side in one directory
+// is one file in that directory, CacheFile, holding one record per root
+// (keyed by the root's name there): each record is what a per-root cache
+// file would hold, and is used, rewritten and invalidated root by root. One
+// file per directory instead of one per root because creating a file is
+// the dearest thing a parse does (about 200 µs of kernel time each on the
+// reference VM, two thirds of a cold parse of 10,000 runs) and reading 10,000
+// small files costs three system calls each. A test root that is the results
+// directory itself keeps its record under "." in its own directory.
+type packFile struct {
+	Format  int               `cbor:"1,keyasint"`
+	Records map[string][]byte `cbor:"2,keyasint"`
+}
+
+// pack is one directory's cache file while its roots load. It is written
+// back, atomically, once every root under it is done, and only when a
+// record changed.
+type pack struct {
+	dir string // where the file goes
+	rel string // the file as named in messages (relative to the results directory)
+
+	mu      sync.Mutex
+	records map[string][]byte
+	changed bool
+	names   map[string]bool // entries of the directory: records of others are dropped on write
+	pending int             // roots (and directories) still to load under this pack
+	warning string          // the file was there but unusable
+}
+
+// openPack reads the pack of directory d (rel from the results directory),
+// whose listing is entries. A missing file is an empty pack.
+func openPack(d *dir, rel string, entries []dirEntry) *pack {
+	p := &pack{dir: d.path, rel: CacheFile, records: map[string][]byte{}, names: map[string]bool{}}
+	if rel != "." {
+		p.rel = rel + "/" + CacheFile
+	}
+	present := false
+	for _, e := range entries {
+		p.names[e.name] = true
+		present = present || e.name == CacheFile
+	}
+	if !present {
+		return p
+	}
+	data, _, _, err := d.readFile(CacheFile, packLimit)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			p.warning = fmt.Sprintf("%s: unreadable, re-parsing: %v", p.rel, unwrapPath(err))
+		}
+		return p
+	}
+	var f packFile
+	if err := cacheDec.Unmarshal(data, &f); err != nil {
+		p.warning = fmt.Sprintf("%s: corrupt, re-parsing: %v", p.rel, err)
+		p.changed = true // rewrite it, whatever else happens
+		return p
+	}
+	if f.Format != packFormat {
+		p.changed = true // another format: a plain miss, and replaced
+		return p
+	}
+	if f.Records != nil {
+		p.records = f.Records
+	}
+	return p
+}
+
+// record returns the cached record of the root named name; ok is false
+// when there is none.
+func (p *pack) record(name string) (record []byte, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	record, ok = p.records[name]
+	return record, ok
+}
+
+// put stores (or, with nil, removes) the record of the root named name.
+func (p *pack) put(name string, record []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, had := p.records[name]; record == nil && !had {
+		return
+	}
+	if record == nil {
+		delete(p.records, name)
+	} else {
+		p.records[name] = record
+	}
+	p.changed = true
+}
+
+// add counts n more roots or directories loading under the pack.
+func (p *pack) add(n int) {
+	p.mu.Lock()
+	p.pending += n
+	p.mu.Unlock()
+}
+
+// done counts one of them finished; the last one writes the pack back when
+// it changed, dropping the records of names the directory no longer holds.
+// Durability is not needed (a lost cache is a re-parse), so it is not synced.
+// A write that fails (a read-only tree) is returned; the next parse simply
+// parses again.
+func (p *pack) done() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending--
+	if p.pending > 0 || !p.changed {
+		if p.pending <= 0 {
+			p.records = nil
+		}
+		return nil
+	}
+	for name := range p.records {
+		if !p.names[name] && name != "." {
+			delete(p.records, name)
+		}
+	}
+	data, err := cacheEnc.Marshal(packFile{Format: packFormat, Records: p.records})
+	if err == nil {
+		err = atomicfile.WriteFileNoSync(filepath.Join(p.dir, CacheFile), data, 0o644)
+	}
+	p.records, p.changed = nil, false
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.rel, err)
+	}
+	return nil
+}
