@@ -564,3 +564,51 @@ func TestCorruptPack(t *testing.T) {
 		})
 	}
 }
+
+// A cached parse takes a root's listing from its pack while the root's
+// directory is unchanged; any entry added or removed there shows at once.
+func TestRememberedListings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		map[string]string{"settings.top.yaml": "image: ubi9\n"},
+		run("a", "size: 1\n", "0", nil),
+		run("b", "size: 2\n", "0", nil),
+		run("c", "size: 3\n", "0", nil),
+	))
+	// Listings are remembered only of directories that had not changed
+	// for a second: timestamps come from a coarse clock.
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	p := newFake()
+	fresh := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	if f := readPack(t, dir); len(f.Listings) != 3 {
+		t.Fatalf("%d listings remembered, want 3", len(f.Listings))
+	}
+	cached := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	wantStates(t, cached, map[string]string{"a": "cached", "b": "cached", "c": "cached"})
+	for _, path := range []string{"a", "b", "c"} {
+		if f, c := entry(t, fresh, path), entry(t, cached, path); !reflect.DeepEqual(f.Settings, c.Settings) {
+			t.Errorf("%s: settings %v from a remembered listing, %v fresh", path, c.Settings, f.Settings)
+		}
+	}
+	// A skip file, an extra settings file: both change the directory.
+	must(t, os.WriteFile(filepath.Join(dir, "b", "skip"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "c", "settings.extra.yaml"), []byte("extra: 7\n"), 0o644))
+	m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	wantStates(t, m, map[string]string{"a": "cached", "c": "parsed"})
+	if got := entry(t, m, "c").Settings["extra"]; got != 7 {
+		t.Errorf("c: extra = %v, want 7 from settings.extra.yaml", got)
+	}
+	// --no-cache lists every directory again.
+	must(t, os.Remove(filepath.Join(dir, "b", "skip")))
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	// A change whose mtime was set back to the remembered one still shows:
+	// the ctime cannot be set back.
+	st, err := os.Stat(filepath.Join(dir, "a"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "a", "skip"), nil, 0o644))
+	must(t, os.Chtimes(filepath.Join(dir, "a"), st.ModTime(), st.ModTime()))
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p), NoCache: true}), map[string]string{"b": "parsed", "c": "parsed"})
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"b": "cached", "c": "cached"})
+}

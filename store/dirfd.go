@@ -11,6 +11,7 @@ import (
 type fileStat struct {
 	size  int64
 	mtime int64 // ns since the epoch
+	ctime int64 // ns since the epoch: inode change, which no one can set back
 	mode  fs.FileMode
 	id    fileID
 }

@@ -180,6 +180,7 @@ func statOf(st *unix.Stat_t) fileStat {
 	fst := fileStat{
 		size:  st.Size,
 		mtime: st.Mtim.Nano(),
+		ctime: st.Ctim.Nano(),
 		id:    fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)},
 	}
 	switch st.Mode & unix.S_IFMT {

@@ -60,7 +60,7 @@ func (d *dir) readFile(rel string, limit int64) ([]byte, fileStat, bool, error) 
 }
 
 func statOf(st fs.FileInfo) fileStat {
-	fst := fileStat{size: st.Size(), mtime: st.ModTime().UnixNano()}
+	fst := fileStat{size: st.Size(), mtime: st.ModTime().UnixNano(), ctime: st.ModTime().UnixNano()}
 	switch {
 	case st.Mode().IsRegular():
 	case st.IsDir():

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Root is a test root found by Discover.
@@ -102,6 +103,7 @@ type walker struct {
 	// packs: open each directory's parse cache for its roots, and write it
 	// back when they are done (Load); packError hears of failed writes.
 	packs     bool
+	noCache   bool // do not trust the listings packs remember
 	packError func(error)
 
 	mu       sync.Mutex
@@ -158,17 +160,44 @@ func (w *walker) run(first walkTask) {
 	wg.Wait()
 }
 
-func (w *walker) push(t walkTask) {
+// push queues a directory's subdirectories at once (one lock, one wake-up
+// of the idle workers rather than one per directory), last first, so that
+// they are taken in name order.
+func (w *walker) push(ts []walkTask) {
+	if len(ts) == 0 {
+		return
+	}
 	w.mu.Lock()
-	w.queue = append(w.queue, t)
-	w.active++
+	for i := len(ts) - 1; i >= 0; i-- {
+		w.queue = append(w.queue, ts[i])
+	}
+	w.active += len(ts)
 	w.mu.Unlock()
-	w.cond.Signal()
+	w.cond.Broadcast()
 }
 
 // fileLike tells whether a directory entry may be read as a settings file:
 // a regular file, or a symlink (resolved, and checked, when read).
 func fileLike(e dirEntry) bool { return e.typ == 0 || e.typ == fs.ModeSymlink }
+
+// scanListing reads what makes a directory a test root out of its listing;
+// skip is set when it holds a file named skip.
+func scanListing(entries []dirEntry) (l rootListing, skip bool) {
+	for _, e := range entries {
+		switch name := e.name; {
+		case name == "skip":
+			return rootListing{}, true
+		case !fileLike(e):
+		case name == "settings.yaml":
+			l.YAML = true
+		case name == "settings.yml":
+			l.YML = true
+		case strings.HasPrefix(name, "settings.") && strings.HasSuffix(name, ".yaml"):
+			l.Own = append(l.Own, name) // in name order: the listing is sorted
+		}
+	}
+	return l, false
+}
 
 func (w *walker) walk(t walkTask) {
 	d, st, err := openDir(t.dir)
@@ -194,37 +223,43 @@ func (w *walker) walk(t walkTask) {
 		w.warnf("%s: same directory as %s (symlink loop or second link), skipped", t.rel, prev)
 		return
 	}
-	entries, err := d.readDir()
-	if err != nil {
-		w.warnf("%s: cannot read directory: %v", t.rel, unwrapPath(err))
-		return
+	// A root the pack remembers, in a directory unchanged since: no need
+	// to list it again.
+	var l rootListing
+	var entries []dirEntry
+	known := false
+	if t.pack != nil && !w.noCache {
+		l, known = t.pack.listing(t.key, st)
 	}
-	var settingsYAML, settingsYML bool
-	var own []string // settings.*.yaml of this directory, in name order
-	for _, e := range entries {
-		switch name := e.name; {
-		case name == "skip":
+	if !known {
+		listedAt := time.Now()
+		entries, err = d.readDir()
+		if err != nil {
+			w.warnf("%s: cannot read directory: %v", t.rel, unwrapPath(err))
 			return
-		case !fileLike(e):
-		case name == "settings.yaml":
-			settingsYAML = true
-		case name == "settings.yml":
-			settingsYML = true
-		case strings.HasPrefix(name, "settings.") && strings.HasSuffix(name, ".yaml"):
-			own = append(own, filepath.Join(t.dir, name))
+		}
+		var skip bool
+		if l, skip = scanListing(entries); skip {
+			return
+		}
+		if (l.YAML || l.YML) && t.pack != nil {
+			t.pack.rememberListing(t.key, st, listedAt, l)
 		}
 	}
 	files := t.inherited
-	if len(own) > 0 {
-		files = append(append(make([]string, 0, len(t.inherited)+len(own)+1), t.inherited...), own...)
+	if len(l.Own) > 0 {
+		files = append(make([]string, 0, len(t.inherited)+len(l.Own)+1), t.inherited...)
+		for _, name := range l.Own {
+			files = append(files, filepath.Join(t.dir, name))
+		}
 	}
-	if settingsYAML || settingsYML {
+	if l.YAML || l.YML {
 		r := Root{Dir: t.dir, Path: t.rel}
 		name := "settings.yaml"
 		switch {
-		case settingsYAML && settingsYML:
+		case l.YAML && l.YML:
 			r.Warnings = append(r.Warnings, "settings.yml: ignored, settings.yaml is present")
-		case settingsYML:
+		case l.YML:
 			name = "settings.yml"
 			r.Warnings = append(r.Warnings, "settings.yml: accepted, but settings.yaml is the expected name")
 		}
@@ -255,6 +290,7 @@ func (w *walker) walk(t walkTask) {
 		}
 		pk.add(n)
 	}
+	var dirs []walkTask
 	for _, e := range entries {
 		if strings.HasPrefix(e.name, ".") {
 			continue // caches and VCS directories
@@ -265,7 +301,7 @@ func (w *walker) walk(t walkTask) {
 		}
 		switch e.typ {
 		case fs.ModeDir:
-			w.push(child)
+			dirs = append(dirs, child)
 		case fs.ModeSymlink:
 			child.link = true
 			w.mu.Lock()
@@ -273,4 +309,5 @@ func (w *walker) walk(t walkTask) {
 			w.mu.Unlock()
 		}
 	}
+	w.push(dirs)
 }

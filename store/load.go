@@ -55,7 +55,7 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 		entries []*Entry
 		n       int
 	)
-	w := &walker{workers: workers, packs: opts.Lookup != nil}
+	w := &walker{workers: workers, packs: opts.Lookup != nil, noCache: opts.NoCache}
 	w.visit = func(r Root, d *dir) {
 		if ctx.Err() != nil {
 			return

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"sync"
+	"time"
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 )
 
 // packFormat changes when the pack container changes shape; the records in
 // it carry their own cacheFormat.
-const packFormat = 1
+const packFormat = 2
 
 // packLimit bounds a pack file read whole: 1 GiB is some 250,000 runs in
 // one directory.
@@ -28,9 +30,29 @@ const packLimit = 1 << 30
 // small files costs three system calls each. A test root that is the results
 // directory itself keeps its record under "." in its own directory.
 type packFile struct {
-	Format  int               `cbor:"1,keyasint"`
-	Records map[string][]byte `cbor:"2,keyasint"`
+	Format   int                    `cbor:"1,keyasint"`
+	Records  map[string][]byte      `cbor:"2,keyasint"`
+	Listings map[string]rootListing `cbor:"3,keyasint,omitempty"`
 }
+
+// rootListing is what the walk needs of a test root's directory listing,
+// with the stamp of the directory it was taken from. While the directory's
+// mtime and ctime are unchanged no entry was added, removed or renamed in
+// it, and a cached parse skips listing it again.
+type rootListing struct {
+	_     struct{} `cbor:",toarray"`
+	YAML  bool     // settings.yaml is present
+	YML   bool     // settings.yml is present
+	Own   []string // settings.*.yaml files, in name order
+	Mtime int64
+	Ctime int64
+}
+
+// racyWindow is how long before a listing a directory must have last
+// changed for the listing to be remembered: timestamps are taken from a
+// coarse clock, so a change made just after the listing could carry the
+// same stamp as one made just before it.
+const racyWindow = time.Second
 
 // pack is one directory's cache file while its roots load. It is written
 // back, atomically, once every root under it is done, and only when a
@@ -39,18 +61,19 @@ type pack struct {
 	dir string // where the file goes
 	rel string // the file as named in messages (relative to the results directory)
 
-	mu      sync.Mutex
-	records map[string][]byte
-	changed bool
-	names   map[string]bool // entries of the directory: records of others are dropped on write
-	pending int             // roots (and directories) still to load under this pack
-	warning string          // the file was there but unusable
+	mu       sync.Mutex
+	records  map[string][]byte
+	listings map[string]rootListing // of the roots, by name
+	changed  bool
+	names    map[string]bool // entries of the directory: records of others are dropped on write
+	pending  int             // roots (and directories) still to load under this pack
+	warning  string          // the file was there but unusable
 }
 
 // openPack reads the pack of directory d (rel from the results directory),
 // whose listing is entries. A missing file is an empty pack.
 func openPack(d *dir, rel string, entries []dirEntry) *pack {
-	p := &pack{dir: d.path, rel: CacheFile, records: map[string][]byte{}, names: map[string]bool{}}
+	p := &pack{dir: d.path, rel: CacheFile, records: map[string][]byte{}, listings: map[string]rootListing{}, names: map[string]bool{}}
 	if rel != "." {
 		p.rel = rel + "/" + CacheFile
 	}
@@ -82,6 +105,9 @@ func openPack(d *dir, rel string, entries []dirEntry) *pack {
 	if f.Records != nil {
 		p.records = f.Records
 	}
+	if f.Listings != nil {
+		p.listings = f.Listings
+	}
 	return p
 }
 
@@ -109,6 +135,33 @@ func (p *pack) put(name string, record []byte) {
 	p.changed = true
 }
 
+// listing returns the remembered listing of the root named name when the
+// directory, as st describes it now, has not changed since.
+func (p *pack) listing(name string, st fileStat) (rootListing, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, ok := p.listings[name]
+	return l, ok && l.Mtime == st.mtime && l.Ctime == st.ctime
+}
+
+// rememberListing keeps the listing of the root named name, taken at
+// listedAt from a directory that st describes, when the directory had not
+// changed for racyWindow before.
+func (p *pack) rememberListing(name string, st fileStat, listedAt time.Time, l rootListing) {
+	limit := listedAt.Add(-racyWindow).UnixNano()
+	if st.mtime >= limit || st.ctime >= limit {
+		return
+	}
+	l.Mtime, l.Ctime = st.mtime, st.ctime
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.listings[name]; ok && reflect.DeepEqual(old, l) {
+		return
+	}
+	p.listings[name] = l
+	p.changed = true
+}
+
 // add counts n more roots or directories loading under the pack.
 func (p *pack) add(n int) {
 	p.mu.Lock()
@@ -127,7 +180,7 @@ func (p *pack) done() error {
 	p.pending--
 	if p.pending > 0 || !p.changed {
 		if p.pending <= 0 {
-			p.records = nil
+			p.records, p.listings = nil, nil
 		}
 		return nil
 	}
@@ -136,11 +189,16 @@ func (p *pack) done() error {
 			delete(p.records, name)
 		}
 	}
-	data, err := cacheEnc.Marshal(packFile{Format: packFormat, Records: p.records})
+	for name := range p.listings {
+		if !p.names[name] {
+			delete(p.listings, name)
+		}
+	}
+	data, err := cacheEnc.Marshal(packFile{Format: packFormat, Records: p.records, Listings: p.listings})
 	if err == nil {
 		err = atomicfile.WriteFileNoSync(filepath.Join(p.dir, CacheFile), data, 0o644)
 	}
-	p.records, p.changed = nil, false
+	p.records, p.listings, p.changed = nil, nil, false
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.rel, err)
 	}

@@ -29,43 +29,51 @@ func IsMeta(key string) bool { return strings.HasPrefix(key, "@") }
 // Identity is the canonical text of all settings, sorted by name, `@`-prefixed
 // ones included: two entries with the same identity are duplicates.
 func (s Settings) Identity() string {
-	var b strings.Builder
+	return string(s.appendIdentity(make([]byte, 0, 32*len(s))))
+}
+
+func (s Settings) appendIdentity(b []byte) []byte {
 	for _, k := range s.Keys() {
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte('=')
-		b.WriteString(CanonicalValue(s[k]))
-		b.WriteByte('\n')
+		b = strconv.AppendQuote(b, k)
+		b = append(b, '=')
+		b = appendCanonical(b, s[k])
+		b = append(b, '\n')
 	}
-	return b.String()
+	return b
 }
 
 // CanonicalValue renders a decoded value so that equal values render equally:
 // numbers compare by value (512 and 512.0 are one value), everything else by
 // type and text.
-func CanonicalValue(v any) string {
+func CanonicalValue(v any) string { return string(appendCanonical(nil, v)) }
+
+func appendCanonical(b []byte, v any) []byte {
 	if f, ok := toFloat(v); ok {
 		if math.IsNaN(f) {
-			return "n:NaN"
+			return append(b, "n:NaN"...)
 		}
-		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+		return strconv.AppendFloat(append(b, "n:"...), f, 'g', -1, 64)
 	}
 	switch x := v.(type) {
 	case nil:
-		return "null"
+		return append(b, "null"...)
 	case string:
-		return "s:" + strconv.Quote(x)
+		return strconv.AppendQuote(append(b, "s:"...), x)
 	case bool:
-		return "b:" + strconv.FormatBool(x)
+		return strconv.AppendBool(append(b, "b:"...), x)
 	case []any:
-		parts := make([]string, len(x))
+		b = append(b, '[')
 		for i, e := range x {
-			parts[i] = CanonicalValue(e)
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanonical(b, e)
 		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return append(b, ']')
 	case map[string]any:
-		return "{" + Settings(x).Identity() + "}"
+		return append(Settings(x).appendIdentity(append(b, '{')), '}')
 	default:
-		return fmt.Sprintf("%T:%v", v, v)
+		return fmt.Appendf(b, "%T:%v", v, v)
 	}
 }
 
