@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/seshat-bench/seshat/models"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 )
@@ -115,6 +117,43 @@ func FuzzJSON(f *testing.F) {
 			checkSyntaxError(t, err, data)
 		} else if !json.Valid(bytes.TrimSpace(data)) {
 			t.Fatalf("accepted invalid JSON %q", data)
+		}
+	})
+}
+
+// parsers.JSON decodes valid documents with the v2 decoder and everything
+// else with encoding/json: whatever the input, it must give what
+// encoding/json gives, value for value, and fail where it fails.
+func FuzzJSONMatchesEncodingJSON(f *testing.F) {
+	addSeeds(f, "json", "pi.json", "hwinfo.json", "usage.json")
+	f.Add([]byte(`{"Component": "a", "component": "b", "NAME": "n"}`))
+	f.Add([]byte(`{"@result": {"rate": 1, "rate": 2, "samples_ms": [1, 2e400]}}`))
+	f.Add([]byte("{\"component\": \"\xff\xfe\"}"))
+	f.Add([]byte(`{"@result": {"samples_ms": null, "flops": 1e3}, "@parameters": {"n": -0}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want piDoc
+		err := JSON("pi.json", data, &got)
+		wantErr := json.Unmarshal(data, &want)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("error %v, encoding/json: %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded %+v, encoding/json: %+v", got, want)
+		}
+		for _, pair := range [][2]any{
+			{&models.PIResult{}, &models.PIResult{}},
+			{&models.HWInfo{}, &models.HWInfo{}},
+			{&models.Usage{}, &models.Usage{}},
+		} {
+			err, wantErr := JSON("x.json", data, pair[0]), json.Unmarshal(data, pair[1])
+			if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(pair[0], pair[1]) {
+				t.Fatalf("%T: %+v (%v), encoding/json: %+v (%v)", pair[0], pair[0], err, pair[1], wantErr)
+			}
+		}
+		var g, w any
+		err, wantErr = JSON("pi.json", data, &g), json.Unmarshal(data, &w)
+		if (err != nil) != (wantErr != nil) || (err == nil && !reflect.DeepEqual(g, w)) {
+			t.Fatalf("generic: %v (%v), encoding/json: %v (%v)", g, err, w, wantErr)
 		}
 	})
 }
