@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,13 +15,17 @@ import (
 func cacheTree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeTree(t, dir, merge(
+	writeTree(t, dir, cacheTreeFiles())
+	return dir
+}
+
+func cacheTreeFiles() map[string]string {
+	return merge(
 		run("a", "size: 1\n", "0", nil),
 		run("b", "size: 2\n", "1", nil),
 		run("c", "size: 3\n", "0", nil),
 		run("d", "size: 4\n", "", nil),
-	))
-	return dir
+	)
 }
 
 func wantStates(t *testing.T, m *Matrix, want map[string]string) {
@@ -411,8 +416,8 @@ func readPack(t *testing.T, dir string) packFile {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, CacheFile))
 	must(t, err)
-	var f packFile
-	must(t, cacheDec.Unmarshal(data, &f))
+	f, err := decodePack(data)
+	must(t, err)
 	return f
 }
 
@@ -426,7 +431,7 @@ func editRecord(t *testing.T, root, name string, edit func(valid []byte) []byte)
 		t.Fatalf("no record of %s in the pack (%d records)", name, len(f.Records))
 	}
 	f.Records[name] = edit(valid)
-	data, err := cacheEnc.Marshal(f)
+	data, err := encodePack(f)
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(root, CacheFile), data, 0o644))
 }
@@ -533,22 +538,35 @@ func TestPackOfTopLevelRoot(t *testing.T) {
 // and is replaced.
 func TestCorruptPack(t *testing.T) {
 	t.Parallel()
-	other, err := cacheEnc.Marshal(packFile{Format: 99, Records: map[string][]byte{"a": []byte("x")}})
+	other, err := encodePack(packFile{Format: 99, Records: map[string][]byte{"a": []byte("x")}})
 	must(t, err)
 	for name, tt := range map[string]struct {
 		content []byte
 		warning string
 	}{
-		"garbage":      {[]byte("\xff\x00 not a pack"), "corrupt"},
-		"empty":        {nil, "corrupt"},
-		"other format": {other, ""},
+		"garbage":         {[]byte("\xff\x00 not a pack"), "corrupt"},
+		"empty":           {nil, "corrupt"},
+		"one bit flipped": {nil, "checksum"}, // filled below
+		"other format":    {other, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := cacheTree(t)
 			p := newFake()
 			mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
-			must(t, os.WriteFile(filepath.Join(dir, CacheFile), tt.content, 0o644))
+			content := tt.content
+			if name == "one bit flipped" {
+				valid, err := os.ReadFile(filepath.Join(dir, CacheFile))
+				must(t, err)
+				// "result of b" -> "result of c": well-formed, stamps intact.
+				i := bytes.Index(valid, []byte("result of b"))
+				if i < 0 {
+					t.Fatal("no result of b in the pack")
+				}
+				content = bytes.Clone(valid)
+				content[i+len("result of ")] ^= 'b' ^ 'c'
+			}
+			must(t, os.WriteFile(filepath.Join(dir, CacheFile), content, 0o644))
 			m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
 			wantStates(t, m, allParsed)
 			for _, path := range []string{"a", "b", "c"} {
