@@ -43,6 +43,9 @@ func QueryKPIs(ctx context.Context, s Store, q Query) iter.Seq2[KPIRecord, error
 	if kq, ok := s.(KPIQuerier); ok {
 		return kq.QueryKPIs(ctx, q)
 	}
+	// A record needs the metadata and the KPIs only: the results, most of
+	// a payload, are left on the server.
+	q.WithoutResults = true
 	return func(yield func(KPIRecord, error) bool) {
 		for p, err := range s.Query(ctx, q) {
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,8 +28,18 @@ func collectKPIs(t testing.TB, s lts.Store, q lts.Query) []lts.KPIRecord {
 }
 
 // onlyQuery hides a store's KPIQuerier ability: QueryKPIs falls back on
-// Query, as it does for OpenSearch.
-type onlyQuery struct{ lts.Store }
+// Query, as it does for OpenSearch. It records the queries it is asked.
+type onlyQuery struct {
+	lts.Store
+	asked *[]lts.Query
+}
+
+func (o onlyQuery) Query(ctx context.Context, q lts.Query) iter.Seq2[*models.Payload, error] {
+	if o.asked != nil {
+		*o.asked = append(*o.asked, q)
+	}
+	return o.Store.Query(ctx, q)
+}
 
 // TestQueryKPIsAgreesWithQuery: the summary path yields the records of the
 // payloads Query yields, in the same order, paging included.
@@ -57,7 +68,12 @@ func TestQueryKPIsAgreesWithQuery(t *testing.T) {
 			want = append(want, lts.RecordOf(p))
 		}
 		got := collectKPIs(t, s, q)
-		fallback := collectKPIs(t, onlyQuery{s}, q)
+		var asked []lts.Query
+		fallback := collectKPIs(t, onlyQuery{s, &asked}, q)
+		// The fallback leaves the results (most of a payload) on the server.
+		if len(asked) != 1 || !asked[0].WithoutResults {
+			t.Errorf("the fallback asked %+v, want one query without results", asked)
+		}
 		if len(want) == 0 || canonical(t, got) != canonical(t, want) || canonical(t, fallback) != canonical(t, want) {
 			t.Errorf("query %v: QueryKPIs differs from Query:\n got %s\nwant %s", q.Labels, canonical(t, got), canonical(t, want))
 		}

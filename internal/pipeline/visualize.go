@@ -205,7 +205,8 @@ func (h storeHistory) Points(ctx context.Context, q plotting.HistoryQuery) ([]pl
 		labels[kpi.LabelWorkload] = []string{q.Workload}
 	}
 	var payloads []*models.Payload
-	for p, err := range h.s.Query(ctx, lts.Query{Labels: labels}) {
+	// The history plots need the metadata and KPIs only.
+	for p, err := range h.s.Query(ctx, lts.Query{Labels: labels, WithoutResults: true}) {
 		if err != nil {
 			return nil, err
 		}
