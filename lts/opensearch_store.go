@@ -337,6 +337,7 @@ func (s *openSearchStore) ensureTemplates(ctx context.Context, stats *PutStats) 
 type bulkDoc struct {
 	index, id string
 	payload   bool // a payload (else a KPI document)
+	delete    bool // a delete (of a stale KPI document)
 	lines     []byte
 }
 
@@ -348,6 +349,15 @@ func newBulkDoc(index, id string, payload bool, source []byte) (bulkDoc, error) 
 	lines := make([]byte, 0, len(action)+len(source)+2)
 	lines = append(append(append(append(lines, action...), '\n'), source...), '\n')
 	return bulkDoc{index: index, id: id, payload: payload, lines: lines}, nil
+}
+
+// newDeleteDoc is a bulk delete of one document.
+func newDeleteDoc(index, id string) (bulkDoc, error) {
+	action, err := json.Marshal(map[string]any{"delete": map[string]string{"_index": index, "_id": id}})
+	if err != nil {
+		return bulkDoc{}, err
+	}
+	return bulkDoc{index: index, id: id, delete: true, lines: append(action, '\n')}, nil
 }
 
 // failedDoc is a document OpenSearch did not store, and why.
@@ -451,6 +461,11 @@ func (s *openSearchStore) Put(ctx context.Context, payloads []*models.Payload) (
 			break
 		}
 	}
+	if len(failed) == 0 {
+		if err := s.removeStaleKPIs(ctx, &stats, b, payloads); err != nil {
+			return stats, fmt.Errorf("%s: removing KPI documents the runs no longer have: %w", s, err)
+		}
+	}
 	if len(failed) < len(docs) {
 		// Make the upload visible to the next query (history, regression).
 		_, err := s.do(ctx, &stats, "refresh", func() opensearchapi.Request {
@@ -538,7 +553,7 @@ func (s *openSearchStore) sendBatch(ctx context.Context, stats *PutStats, b *bac
 				for i, item := range ans.Items {
 					for _, res := range item { // one action per item
 						switch {
-						case res.Status < 300:
+						case res.Status < 300, batch[i].delete && res.Status == http.StatusNotFound:
 							s.countStored(stats, batch[i], res.Result)
 						case retryableStatus(res.Status):
 							retry = append(retry, batch[i])
@@ -591,6 +606,12 @@ func itemReason(status int, e *struct {
 }
 
 func (s *openSearchStore) countStored(stats *PutStats, d bulkDoc, result string) {
+	if d.delete {
+		if result == "deleted" {
+			stats.StaleKPIDocuments++
+		}
+		return
+	}
 	if !d.payload {
 		stats.KPIDocuments++
 		return
@@ -601,6 +622,127 @@ func (s *openSearchStore) countStored(stats *PutStats, d bulkDoc, result string)
 	} else {
 		stats.Created++
 	}
+}
+
+// staleChunk is how many runs one search for stale KPI documents covers;
+// staleWindow is the most hits one search returns (OpenSearch's default
+// index.max_result_window).
+const (
+	staleChunk  = 500
+	staleWindow = 10000
+)
+
+// removeStaleKPIs deletes the KPI documents of the uploaded runs that their
+// payloads no longer have (a KPI a newer kpi_settings_version dropped, a run
+// that failed when run again): dashboards read the KPI index and would go
+// on showing them. One search per staleChunk runs finds them: the documents
+// of the runs' test_uuids whose ids are not among those just written. A
+// fresh upload finds none. The search neither sorts nor relies on the
+// mapping of the index template: an operator's own template may map
+// test_uuid as text (with a .keyword sub-field), which cannot be sorted on.
+func (s *openSearchStore) removeStaleKPIs(ctx context.Context, stats *PutStats, b *backoff, payloads []*models.Payload) error {
+	for start := 0; start < len(payloads); start += staleChunk {
+		chunk := payloads[start:min(start+staleChunk, len(payloads))]
+		uuids := make([]string, 0, len(chunk))
+		current := []string{}
+		for _, p := range chunk {
+			uuids = append(uuids, p.Metadata.TestUUID)
+			for _, k := range p.KPIDocuments() {
+				current = append(current, k.ID())
+			}
+		}
+		body, err := json.Marshal(map[string]any{
+			"size": staleWindow, "_source": false,
+			"query": map[string]any{"bool": map[string]any{
+				"filter": []any{map[string]any{"bool": map[string]any{
+					"should": []any{
+						map[string]any{"terms": map[string]any{"test_uuid": uuids}},
+						map[string]any{"terms": map[string]any{"test_uuid.keyword": uuids}},
+					},
+					"minimum_should_match": 1,
+				}}},
+				"must_not": []any{map[string]any{"ids": map[string]any{"values": current}}},
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		for {
+			stale, err := s.searchIDs(ctx, stats, s.names.KPIs(), body)
+			if err != nil {
+				return err
+			}
+			if err := s.deleteDocs(ctx, stats, b, s.names.KPIs(), stale); err != nil {
+				return err
+			}
+			if len(stale) < staleWindow {
+				break
+			}
+			// More than one window: make the deletions visible, search again.
+			if _, err := s.do(ctx, stats, "refresh", func() opensearchapi.Request {
+				return opensearchapi.IndicesRefreshRequest{Index: []string{s.names.KPIs()}}
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteDocs deletes documents of index by id, in bulk requests.
+func (s *openSearchStore) deleteDocs(ctx context.Context, stats *PutStats, b *backoff, index string, ids []string) error {
+	for len(ids) > 0 {
+		n := min(len(ids), s.opts.MaxBulkDocs)
+		batch := make([]bulkDoc, 0, n)
+		for _, id := range ids[:n] {
+			d, err := newDeleteDoc(index, id)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, d)
+		}
+		ids = ids[n:]
+		failed, err := s.sendBatch(ctx, stats, b, batch)
+		if err == nil && len(failed) > 0 {
+			err = fmt.Errorf("%s: %s", failed[0].doc.id, failed[0].reason)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchIDs returns the ids of the hits of one search of index (an index
+// that does not exist has none).
+func (s *openSearchStore) searchIDs(ctx context.Context, stats *PutStats, index string, body []byte) ([]string, error) {
+	r, err := s.do(ctx, stats, "search", func() opensearchapi.Request {
+		return opensearchapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)}
+	}, http.StatusNotFound)
+	if err != nil {
+		return nil, err
+	}
+	if indexMissing(r) {
+		return nil, nil
+	}
+	if r.status == http.StatusNotFound {
+		return nil, fmt.Errorf("search: HTTP 404: %s", errorReason(r.body))
+	}
+	var ans struct {
+		Hits *struct {
+			Hits []struct {
+				ID string `json:"_id"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(r.body, &ans); err != nil || ans.Hits == nil {
+		return nil, fmt.Errorf("search: unreadable answer: %s", errorReason(r.body))
+	}
+	ids := make([]string, len(ans.Hits.Hits))
+	for i, h := range ans.Hits.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
 }
 
 // ---- queries

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -388,5 +389,61 @@ func TestOpenSearchQueryRetries(t *testing.T) {
 	checkOrdered(t, got)
 	if len(got) != 40 {
 		t.Errorf("%d payloads, want 40", len(got))
+	}
+}
+
+// A run uploaded again with fewer KPIs (one dropped by a newer
+// kpi_settings_version, or none: it failed when run again) leaves no KPI
+// document behind for dashboards to show, whether the KPI index has
+// seshat's template or an operator's own (test_uuid then dynamically mapped
+// as text with a keyword sub-field).
+func TestOpenSearchReuploadRemovesStaleKPIs(t *testing.T) {
+	t.Parallel()
+	for name, operatorTemplate := range map[string]bool{"seshat template": false, "operator template": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 3})
+			names := lts.IndexNames{Prefix: "t-", Index: "perf", KPISuffix: "-k"}
+			if operatorTemplate {
+				custom := `{"index_patterns":["t-perf-k"],"priority":500,"template":{"settings":{"number_of_replicas":0}}}`
+				put, _ := http.NewRequest(http.MethodPut, ts.URL+"/_index_template/t-perf-k", strings.NewReader(custom))
+				put.Header.Set("Content-Type", "application/json")
+				if res, err := ts.Client().Do(put); err != nil || res.StatusCode != 200 {
+					t.Fatalf("PUT template: %v %v", res, err)
+				}
+			}
+			s := openOpenSearch(t, ts, lts.StoreOptions{Index: names})
+			ps := ltstest.Payloads(30, ltstest.Options{Series: 2, Seed: 5})
+			stats, err := s.Put(context.Background(), ps)
+			if err != nil || stats.StaleKPIDocuments != 0 {
+				t.Fatalf("first upload: %+v, %v", stats, err)
+			}
+			again := make([]*models.Payload, len(ps))
+			wantStale := 0
+			for i, p := range ps {
+				c := *p
+				c.KPIs = maps.Clone(p.KPIs)
+				switch {
+				case i < 10: // one KPI dropped
+					for k := range c.KPIs {
+						delete(c.KPIs, k)
+						wantStale++
+						break
+					}
+				case i == 10: // failed when run again: no KPIs at all
+					wantStale += len(c.KPIs)
+					c.KPIs = nil
+				}
+				again[i] = &c
+			}
+			stats, err = s.Put(context.Background(), again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Replaced != len(ps) || stats.StaleKPIDocuments != wantStale {
+				t.Errorf("second upload: %+v, want %d replaced and %d stale KPI documents removed", stats, len(ps), wantStale)
+			}
+			checkAllStoredOnce(t, ts, names, again)
+		})
 	}
 }

@@ -129,8 +129,9 @@ type PutStats struct {
 	// Payloads stored, of which Created were new and Replaced overwrote a
 	// payload of the same test_uuid.
 	Payloads, Created, Replaced int
-	// KPIDocuments written to the KPI index (OpenSearch only).
-	KPIDocuments int
+	// KPIDocuments written to the KPI index, and StaleKPIDocuments deleted
+	// from it: KPIs the re-uploaded runs no longer have (OpenSearch only).
+	KPIDocuments, StaleKPIDocuments int
 	// Requests sent to the server, and Retries: documents sent again after
 	// a retryable failure (OpenSearch only).
 	Requests, Retries int
@@ -140,7 +141,7 @@ type PutStats struct {
 func (s PutStats) Add(o PutStats) PutStats {
 	return PutStats{
 		Payloads: s.Payloads + o.Payloads, Created: s.Created + o.Created, Replaced: s.Replaced + o.Replaced,
-		KPIDocuments: s.KPIDocuments + o.KPIDocuments, Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
+		KPIDocuments: s.KPIDocuments + o.KPIDocuments, StaleKPIDocuments: s.StaleKPIDocuments + o.StaleKPIDocuments, Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
 	}
 }
 

@@ -244,6 +244,10 @@ func describePut(t uploadTarget, names lts.IndexNames, s lts.PutStats) string {
 	if !strings.HasPrefix(t.url, "http") {
 		return fmt.Sprintf("stored %d payload(s) in %s: %d new, %d replaced", s.Payloads, name, s.Created, s.Replaced)
 	}
-	return fmt.Sprintf("stored %d payload(s) in %s index %s: %d new, %d replaced; %d KPI document(s) in index %s; %d request(s), %d document(s) retried",
-		s.Payloads, name, names.Payloads(), s.Created, s.Replaced, s.KPIDocuments, names.KPIs(), s.Requests, s.Retries)
+	stale := ""
+	if s.StaleKPIDocuments > 0 {
+		stale = fmt.Sprintf(" (%d no longer computed removed)", s.StaleKPIDocuments)
+	}
+	return fmt.Sprintf("stored %d payload(s) in %s index %s: %d new, %d replaced; %d KPI document(s) in index %s%s; %d request(s), %d document(s) retried",
+		s.Payloads, name, names.Payloads(), s.Created, s.Replaced, s.KPIDocuments, names.KPIs(), stale, s.Requests, s.Retries)
 }
