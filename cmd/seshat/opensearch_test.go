@@ -160,3 +160,46 @@ func TestOpenSearchExport(t *testing.T) {
 		t.Errorf("fail_on_error false: exit %d, want 0 and a warning\n%s", r.code, r.stderr)
 	}
 }
+
+// TestVisualizeOpenSearchHistory: visualize reaches an OpenSearch history
+// as upload does: the indices, the CA and the TLS choice come from the same
+// flags.
+func TestVisualizeOpenSearchHistory(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.StartTLS(t, opensearchtest.Config{Seed: 8})
+	ca := ts.CACertFile(t)
+	r := runSeshat(t, nil, "upload", "--lts", "../../testdata/golden/lts.json", "--store", ts.URL, "--ca-cert", ca, "--index", "perf")
+	if r.code != 0 {
+		t.Fatalf("upload: exit %d\n%s", r.code, r.stderr)
+	}
+	results := copyResults(t)
+	out := filepath.Join(t.TempDir(), "reports")
+	args := []string{"visualize", "--results-dir", results, "--history", ts.URL, "--generate", "report: KPI history", "--output-dir", out}
+	r = runSeshat(t, nil, args...)
+	if r.code != 1 || !strings.Contains(r.stderr, "certificate signed by unknown authority") {
+		t.Errorf("without --ca-cert: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	r = runSeshat(t, nil, append(args, "--ca-cert", ca, "--index", "perf")...)
+	if r.code != 0 {
+		t.Fatalf("with --ca-cert and --index: exit %d\n%s", r.code, r.stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "kpi_history.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "from "+ts.URL) {
+		t.Errorf("the page does not name the OpenSearch history %s", ts.URL)
+	}
+	csvs, _ := filepath.Glob(filepath.Join(out, "figures", "kpi_history", "*.csv"))
+	points := 0
+	for _, f := range csvs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		points += strings.Count(string(data), "\n") - 1
+	}
+	if points == 0 {
+		t.Errorf("no history points drawn (%d CSV files)", len(csvs))
+	}
+}

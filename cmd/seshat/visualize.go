@@ -38,6 +38,7 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	f.StringVar(&o.BatchKey, "batch-key", "", "setting whose values are the batches compared (default: the workload's comparison key, backend for pi)")
 	f.StringVar(&o.XKey, "x-key", "", "setting on the x axis of the scaling report (default matrix_size)")
 	f.StringVarP(&o.OutputDir, "output-dir", "o", "", "directory to write the reports into")
+	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "plots.filters")

@@ -30,7 +30,10 @@ type VisualizeOptions struct {
 	// History is where the KPI history report reads stored KPIs: an LTS
 	// store URL (sqlite:PATH, http(s)://host:port) or a file of LTS
 	// payloads (as `parse --output-lts` writes them).
-	History        string
+	History string
+	// Connection says how to reach an OpenSearch History (indices, TLS,
+	// password file), as for upload and regression.
+	Connection     StoreConnection
 	BatchKey, XKey string
 	OutputDir      string
 }
@@ -61,7 +64,7 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 			return exitcode.With(exitcode.InvalidInput, err)
 		}
 	}
-	history, closeHistory, err := openHistory(ctx, env, opts.History)
+	history, closeHistory, err := openHistory(ctx, env, opts.History, opts.Connection)
 	if err != nil {
 		return err
 	}
@@ -136,7 +139,7 @@ func containsDirective(ds []plotting.Directive, d plotting.Directive) bool {
 // openHistory opens the KPI history named by --history: an LTS store URL
 // (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (optionally
 // file:PATH); nil when none. The returned close function is never nil.
-func openHistory(ctx context.Context, env Env, source string) (plotting.History, func(), error) {
+func openHistory(ctx context.Context, env Env, source string, conn StoreConnection) (plotting.History, func(), error) {
 	nop := func() {}
 	if source == "" {
 		return nil, nop, nil
@@ -149,8 +152,7 @@ func openHistory(ctx context.Context, env Env, source string) (plotting.History,
 				return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", source, err)
 			}
 		}
-		// OpenSearch credentials come from the environment, as for upload.
-		s, err := openStore(ctx, env, source, StoreConnection{}, true)
+		s, err := openStore(ctx, env, source, conn, true)
 		if err != nil {
 			return nil, nop, fmt.Errorf("--history: %w", err)
 		}
