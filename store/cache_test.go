@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -629,4 +630,29 @@ func TestRememberedListings(t *testing.T) {
 	must(t, os.Chtimes(filepath.Join(dir, "a"), st.ModTime(), st.ModTime()))
 	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p), NoCache: true}), map[string]string{"b": "parsed", "c": "parsed"})
 	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"b": "cached", "c": "cached"})
+}
+
+// Seshat kept one cache file per root before packs: a parse removes those
+// leftovers (the pack holds the records now), and parses as usual.
+func TestOldPerRootCacheFilesRemoved(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(
+		run("x/a", "size: 1\n", "0", map[string]string{CacheFile: "an old per-root cache"}),
+		run("x/b", "size: 2\n", "0", nil),
+	))
+	p := newFake()
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"x/a": "parsed", "x/b": "parsed"})
+	if _, err := os.Stat(filepath.Join(dir, "x/a", CacheFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old cache file of x/a is still there (%v)", err)
+	}
+	wantStates(t, mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)}), map[string]string{"x/a": "cached", "x/b": "cached"})
+	// Discover alone (no parse) leaves files as they are.
+	must(t, os.WriteFile(filepath.Join(dir, "x/b", CacheFile), []byte("x"), 0o644))
+	if _, _, err := Discover(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x/b", CacheFile)); err != nil {
+		t.Errorf("Discover removed a file: %v", err)
+	}
 }

@@ -202,3 +202,6 @@ func retryEINTR(f func() error) error {
 		}
 	}
 }
+
+// remove deletes the file rel of the directory, best effort.
+func (d *dir) remove(rel string) { _ = unix.Unlinkat(d.fd, rel, 0) }

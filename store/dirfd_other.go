@@ -75,3 +75,5 @@ func statOf(st fs.FileInfo) fileStat {
 	}
 	return fst
 }
+
+func (d *dir) remove(rel string) { _ = os.Remove(filepath.Join(d.path, rel)) }

@@ -180,6 +180,11 @@ func (w *walker) push(ts []walkTask) {
 // a regular file, or a symlink (resolved, and checked, when read).
 func fileLike(e dirEntry) bool { return e.typ == 0 || e.typ == fs.ModeSymlink }
 
+func hasFile(entries []dirEntry, name string) bool {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].name >= name })
+	return i < len(entries) && entries[i].name == name && entries[i].typ == 0
+}
+
 // scanListing reads what makes a directory a test root out of its listing;
 // skip is set when it holds a file named skip.
 func scanListing(entries []dirEntry) (l rootListing, skip bool) {
@@ -243,7 +248,14 @@ func (w *walker) walk(t walkTask) {
 			return
 		}
 		if (l.YAML || l.YML) && t.pack != nil {
-			t.pack.rememberListing(t.key, st, listedAt, l)
+			if hasFile(entries, CacheFile) {
+				// The cache file of seshat before packs, one per root: its
+				// records now live in the parent directory's pack. The
+				// directory changes, so its listing is not remembered now.
+				d.remove(CacheFile)
+			} else {
+				t.pack.rememberListing(t.key, st, listedAt, l)
+			}
 		}
 	}
 	files := t.inherited
