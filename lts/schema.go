@@ -39,9 +39,12 @@ func Schema(ws []Workload) (*jsonschema.Schema, error) {
 	r := &jsonschema.Reflector{
 		ExpandedStruct: true,
 		// Named lists are plain arrays in JSON (their types only exist for a
-		// compact CBOR form in the parse cache): inline them.
+		// compact CBOR form in the parse cache): inline them. Raw JSON is
+		// an object wherever the payload holds one (pi's config).
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			switch t {
+			case reflect.TypeFor[json.RawMessage]():
+				return &jsonschema.Schema{Type: "object"}
 			case reflect.TypeFor[models.Samples]():
 				return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "number"}}
 			case reflect.TypeFor[models.Flags]():

@@ -5,6 +5,7 @@
 package ltstest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -115,7 +116,7 @@ func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 t
 			HWInfo: hw,
 			Usage: &models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
 				Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}},
-			Config: map[string]any{"workload": "pi", "pi": "matmul", "backend": "gonum", "repeat": 3.0},
+			Config: json.RawMessage(`{"backend":"gonum","pi":"matmul","repeat":3,"workload":"pi"}`),
 		},
 	}
 }

@@ -30,10 +30,9 @@ func decodeUUID(data []byte, w warner) string {
 	return id
 }
 
-// decodeConfig reads config.yaml as a map with JSON types, so a fresh parse
-// and a cached one give the same Go values (YAML ints would come back from
-// the cache as float64 otherwise).
-func decodeConfig(data []byte, w warner) map[string]any {
+// decodeConfig reads config.yaml (a mapping) and returns it as compact JSON,
+// keys sorted: what JSON cannot hold is made text first (jsonSafe).
+func decodeConfig(data []byte, w warner) json.RawMessage {
 	var m map[string]any
 	if err := parsers.YAML(ConfigFile, data, &m); err != nil {
 		w.Warnf("%v", err)
@@ -47,12 +46,7 @@ func decodeConfig(data []byte, w warner) map[string]any {
 		w.Warnf("%s: %v", ConfigFile, err)
 		return nil
 	}
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		w.Warnf("%s: %v", ConfigFile, err)
-		return nil
-	}
-	return out
+	return raw
 }
 
 // decodeJSON decodes an artifact into v (a pointer to a struct). A syntax

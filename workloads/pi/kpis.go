@@ -1,6 +1,7 @@
 package pi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,7 +24,7 @@ type PayloadResults struct {
 	PI     *models.PIResult `json:"pi" validate:"required"`
 	HWInfo *models.HWInfo   `json:"hwinfo" validate:"required"`
 	Usage  *models.Usage    `json:"usage" validate:"required"`
-	Config map[string]any   `json:"config,omitempty"`
+	Config json.RawMessage  `json:"config,omitempty"`
 }
 
 // MiB is the display divisor of memory KPIs.

@@ -1,6 +1,7 @@
 package pi
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func numpyResults() *Results {
 		},
 		Usage: &models.Usage{Start: start, End: start.Add(5 * time.Second), WallSeconds: 5,
 			Rusage: models.Rusage{UtimeSeconds: 5.25, StimeSeconds: 0.5, MaxRSSBytes: 96 << 20}},
-		Config: map[string]any{"pi": "matmul"},
+		Config: json.RawMessage(`{"pi":"matmul"}`),
 		URLs:   map[string]string{"artifacts": "https://ci.example/r/expe/001/", "pi.json": "https://ci.example/r/expe/001/pi.json"},
 	}
 }
@@ -112,7 +113,7 @@ func TestPayloadOfANumpyRun(t *testing.T) {
 		t.Errorf("metadata: %+v", p.Metadata)
 	}
 	res := p.Results.(*PayloadResults)
-	if res.PI == nil || res.HWInfo == nil || res.Usage == nil || res.Config["pi"] != "matmul" {
+	if res.PI == nil || res.HWInfo == nil || res.Usage == nil || string(res.Config) != `{"pi":"matmul"}` {
 		t.Errorf("results: %+v", res)
 	}
 	values := map[string]float64{}

@@ -1,6 +1,8 @@
 package pi
 
 import (
+	"encoding/json"
+
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -27,8 +29,11 @@ type Results struct {
 	// UUID is the run's UUID from .uuid, in canonical form.
 	UUID string `json:"uuid,omitempty"`
 	// Config is config.yaml, the expanded benchmark entry that produced the
-	// run, with values as JSON decodes them (numbers are float64).
-	Config map[string]any `json:"config,omitempty"`
+	// run, as a JSON object (keys sorted, numbers as JSON numbers). It is
+	// kept as text: Seshat carries it into the payload and never reads
+	// inside it, and a cached parse of a large tree then does not rebuild
+	// thousands of identical maps. json.Unmarshal it to look inside.
+	Config json.RawMessage `json:"config,omitempty"`
 	// PI is pi.json, the PI's measurement. Values are kept as written, even
 	// when a warning says they are wrong.
 	PI *models.PIResult `json:"pi,omitempty"`
