@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"sync"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // packFormat changes when the pack container changes shape; the records in
 // it carry their own cacheFormat.
-const packFormat = 3
+const packFormat = 4
 
 // packLimit bounds a pack file read whole: 1 GiB is some 250,000 runs in
 // one directory.
@@ -32,10 +33,12 @@ const packLimit = 1 << 30
 // reference VM, two thirds of a cold parse of 10,000 runs) and reading 10,000
 // small files costs three system calls each. A test root that is the results
 // directory itself keeps its record under "." in its own directory.
+//
+// packFile is a pack's content; encodePack gives its layout on disk.
 type packFile struct {
-	Format   int                    `cbor:"1,keyasint"`
-	Records  map[string][]byte      `cbor:"2,keyasint"`
-	Listings map[string]rootListing `cbor:"3,keyasint,omitempty"`
+	Format   int
+	Records  map[string][]byte
+	Listings map[string]rootListing
 }
 
 // rootListing is what the walk needs of a test root's directory listing,
@@ -57,17 +60,50 @@ type rootListing struct {
 // same stamp as one made just before it.
 const racyWindow = time.Second
 
-// A pack file is the xxHash64 of the rest (8 bytes, little-endian), then
-// the packFile in CBOR. The file is only ever replaced whole, so the sum is
-// not there for torn writes but for what else changes bytes on a disk: a
-// damaged record whose stamps still hold would otherwise be trusted. It
-// costs well under a millisecond per thousand runs.
+// A pack file is the xxHash64 of the rest (8 bytes, little-endian), then a
+// CBOR packHeader, then the records one after the other, where the
+// header's index says. The records are used in place, slices of the file
+// as read: decoding the header copies no record. The file is only ever
+// replaced whole, so the sum is not there for torn writes but for what else
+// changes bytes on a disk: a damaged record whose stamps still hold would
+// otherwise be trusted. It costs well under a millisecond per thousand runs.
+type packHeader struct {
+	Format   int                    `cbor:"1,keyasint"`
+	Index    map[string]packSpan    `cbor:"2,keyasint"`
+	Listings map[string]rootListing `cbor:"3,keyasint,omitempty"`
+}
+
+// packSpan is where a record lies after the header.
+type packSpan struct {
+	_        struct{} `cbor:",toarray"`
+	Off, Len uint64
+}
+
 func encodePack(f packFile) ([]byte, error) {
-	body, err := cacheEnc.Marshal(f)
+	names := make([]string, 0, len(f.Records))
+	size := 0
+	for name, r := range f.Records {
+		names = append(names, name)
+		size += len(r)
+	}
+	sort.Strings(names)
+	h := packHeader{Format: f.Format, Index: make(map[string]packSpan, len(names)), Listings: f.Listings}
+	off := uint64(0)
+	for _, name := range names {
+		h.Index[name] = packSpan{Off: off, Len: uint64(len(f.Records[name]))}
+		off += uint64(len(f.Records[name]))
+	}
+	head, err := cacheEnc.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	return append(binary.LittleEndian.AppendUint64(make([]byte, 0, 8+len(body)), xxhash.Sum64(body)), body...), nil
+	out := make([]byte, 8, 8+len(head)+size)
+	out = append(out, head...)
+	for _, name := range names {
+		out = append(out, f.Records[name]...)
+	}
+	binary.LittleEndian.PutUint64(out, xxhash.Sum64(out[8:]))
+	return out, nil
 }
 
 func decodePack(data []byte) (packFile, error) {
@@ -78,8 +114,21 @@ func decodePack(data []byte) (packFile, error) {
 	if sum := binary.LittleEndian.Uint64(data); sum != xxhash.Sum64(data[8:]) {
 		return f, fmt.Errorf("checksum mismatch")
 	}
-	err := cacheDec.Unmarshal(data[8:], &f)
-	return f, err
+	var h packHeader
+	blob, err := cacheDec.UnmarshalFirst(data[8:], &h)
+	if err != nil {
+		return f, err
+	}
+	f.Format, f.Listings = h.Format, h.Listings
+	f.Records = make(map[string][]byte, len(h.Index))
+	for name, sp := range h.Index {
+		if sp.Off > uint64(len(blob)) || sp.Len > uint64(len(blob))-sp.Off {
+			return packFile{}, fmt.Errorf("record of %s at %d+%d, past the end (%d bytes)", name, sp.Off, sp.Len, len(blob))
+		}
+		end := sp.Off + sp.Len
+		f.Records[name] = blob[sp.Off:end:end]
+	}
+	return f, nil
 }
 
 // pack is one directory's cache file while its roots load. It is written
