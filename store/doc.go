@@ -20,7 +20,9 @@
 //     unchanged; parse-always runs every time. A damaged cache is a warning
 //     and a re-parse; a cache that cannot be written costs a re-parse next
 //     time, nothing more. A pack is rewritten, atomically, only when one of
-//     its records changed. Each root is parsed by the walker goroutine that
+//     its records changed; a checksum guards it. It also remembers each
+//     root's listing with the directory's mtime and ctime, so an unchanged
+//     root is not listed again. Each root is parsed by the walker goroutine that
 //     found it (GOMAXPROCS of them), with its directory open: its files are
 //     stated and read relative to it. A panicking parser fails its entry
 //     only.
