@@ -154,7 +154,7 @@ func generateJob(ctx context.Context, m *store.Matrix, job Job, dir string, regs
 			gctx := contexts[r.Workload()]
 			if gctx == nil {
 				entries := byWorkload[r.Workload()]
-				gctx = &Context{Context: ctx, Workload: r.Workload(), Entries: entries, Variables: variables(entries),
+				gctx = &Context{Context: ctx, Workload: r.Workload(), Entries: entries, Variables: store.Variables(entries),
 					BatchKey: opts.BatchKey, XKey: opts.XKey, History: opts.History, Log: opts.Log}
 				contexts[r.Workload()] = gctx
 			}
@@ -290,36 +290,6 @@ func render(file, tmpl string, data any) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	return atomicfile.WriteFileNoSync(file, buf.Bytes(), 0o644)
-}
-
-// variables returns the settings (`@` ones excepted) that take more than one
-// value among entries, or that some entries lack, values sorted.
-func variables(entries []*store.Entry) map[string][]any {
-	values := map[string]map[string]any{}
-	for _, e := range entries {
-		for k, v := range e.Settings {
-			if store.IsMeta(k) {
-				continue
-			}
-			if values[k] == nil {
-				values[k] = map[string]any{}
-			}
-			values[k][store.CanonicalValue(v)] = v
-		}
-	}
-	out := map[string][]any{}
-	for k, vs := range values {
-		if len(vs) < 2 {
-			continue
-		}
-		list := make([]any, 0, len(vs))
-		for _, v := range vs {
-			list = append(list, v)
-		}
-		store.SortValues(list)
-		out[k] = list
-	}
-	return out
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -113,17 +113,10 @@ func (t *Table) AddRow(cells ...Cell) { t.Rows = append(t.Rows, cells) }
 // settingsTables splits the settings of entries into those that vary (with
 // their values) and those every entry shares; `@` settings are left out.
 func settingsTables(entries []*store.Entry) (vary, fixed *Table) {
-	values := map[string]map[string]any{}
+	values := store.SettingValues(entries)
 	present := map[string]int{}
 	for _, e := range entries {
-		for k, v := range e.Settings {
-			if store.IsMeta(k) {
-				continue
-			}
-			if values[k] == nil {
-				values[k] = map[string]any{}
-			}
-			values[k][store.CanonicalValue(v)] = v
+		for k := range e.Settings {
 			present[k]++
 		}
 	}
@@ -135,11 +128,7 @@ func settingsTables(entries []*store.Entry) (vary, fixed *Table) {
 	vary = &Table{Caption: "Settings that vary", Columns: []string{"setting", "values", "entries with it"}}
 	fixed = &Table{Caption: "Settings shared by every run", Columns: []string{"setting", "value"}}
 	for _, k := range keys {
-		list := make([]any, 0, len(values[k]))
-		for _, v := range values[k] {
-			list = append(list, v)
-		}
-		store.SortValues(list)
+		list := values[k]
 		if len(list) == 1 && present[k] == len(entries) {
 			fixed.AddRow(Text(k), Text(ValueText(list[0])))
 			continue

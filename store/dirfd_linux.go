@@ -48,6 +48,12 @@ func openDir(path string) (*dir, fileStat, error) {
 
 func (d *dir) close() { _ = unix.Close(d.fd) }
 
+// pathErr names a file of the directory in an error; the path is only
+// built when there is an error to report.
+func (d *dir) pathErr(op, rel string, err error) error {
+	return &fs.PathError{Op: op, Path: filepath.Join(d.path, rel), Err: err}
+}
+
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readDir lists the directory, sorted by name, without "." and "..".
@@ -125,7 +131,7 @@ func (d *dir) stat(rel string) (fileStat, error) {
 	var st unix.Stat_t
 	err := retryEINTR(func() error { return unix.Fstatat(d.fd, rel, &st, 0) })
 	if err != nil {
-		return fileStat{}, &fs.PathError{Op: "stat", Path: filepath.Join(d.path, rel), Err: err}
+		return fileStat{}, d.pathErr("stat", rel, err)
 	}
 	return statOf(&st), nil
 }
@@ -136,26 +142,25 @@ func (d *dir) stat(rel string) (fileStat, error) {
 // cannot hang the parse. Reading stops at the size fstat gave: a file that
 // grew since has a new stamp, which the next parse sees.
 func (d *dir) readFile(rel string, limit int64) (data []byte, st fileStat, ok bool, err error) {
-	path := filepath.Join(d.path, rel)
 	var fd int
 	err = retryEINTR(func() (err error) {
 		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		return err
 	})
 	if err != nil {
-		return nil, fileStat{}, false, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, fileStat{}, false, d.pathErr("open", rel, err)
 	}
 	defer unix.Close(fd)
 	var ust unix.Stat_t
 	if err := unix.Fstat(fd, &ust); err != nil {
-		return nil, fileStat{}, false, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, fileStat{}, false, d.pathErr("stat", rel, err)
 	}
 	st = statOf(&ust)
 	if !st.mode.IsRegular() {
-		return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: parsers.ErrNotRegular}
+		return nil, st, true, d.pathErr("read", rel, parsers.ErrNotRegular)
 	}
 	if st.size > limit {
-		return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes, limit %d: %w", st.size, limit, parsers.ErrTooLarge)}
+		return nil, st, true, d.pathErr("read", rel, fmt.Errorf("%d bytes, limit %d: %w", st.size, limit, parsers.ErrTooLarge))
 	}
 	data = make([]byte, st.size)
 	for off := 0; off < len(data); {
@@ -165,7 +170,7 @@ func (d *dir) readFile(rel string, limit int64) (data []byte, st fileStat, ok bo
 			return err
 		})
 		if err != nil {
-			return nil, st, true, &fs.PathError{Op: "read", Path: path, Err: err}
+			return nil, st, true, d.pathErr("read", rel, err)
 		}
 		if n == 0 { // shrank since fstat: what is there
 			data = data[:off]

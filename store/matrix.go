@@ -75,10 +75,9 @@ func (s Stats) String() string {
 // newMatrix builds the matrix from entries sorted by path: duplicates (same
 // identity) are dropped with a warning, variables computed.
 func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
-	m := &Matrix{ResultsDir: resultsDir, Variables: map[string][]any{}}
+	m := &Matrix{ResultsDir: resultsDir}
 	var warnings []string
 	seen := make(map[string]string, len(entries))
-	values := map[string]map[string]any{}
 	for _, e := range entries {
 		if !e.settingsBroken {
 			id := e.identity
@@ -92,28 +91,48 @@ func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
 			seen[id] = e.Path
 		}
 		m.Entries = append(m.Entries, e)
+	}
+	m.Variables = Variables(m.Entries)
+	return m, warnings
+}
+
+// SettingValues returns, for every setting but the `@` ones, the distinct
+// values entries give it (equal as EqualValues says), sorted by SortValues.
+func SettingValues(entries []*Entry) map[string][]any {
+	distinct := map[string]map[string]any{}
+	for _, e := range entries {
 		for k, v := range e.Settings {
 			if IsMeta(k) {
 				continue
 			}
-			if values[k] == nil {
-				values[k] = map[string]any{}
+			if distinct[k] == nil {
+				distinct[k] = map[string]any{}
 			}
-			values[k][CanonicalValue(v)] = v
+			distinct[k][CanonicalValue(v)] = v
 		}
 	}
-	for k, vs := range values {
-		if len(vs) < 2 {
-			continue
-		}
+	out := make(map[string][]any, len(distinct))
+	for k, vs := range distinct {
 		list := make([]any, 0, len(vs))
 		for _, v := range vs {
 			list = append(list, v)
 		}
 		SortValues(list)
-		m.Variables[k] = list
+		out[k] = list
 	}
-	return m, warnings
+	return out
+}
+
+// Variables is SettingValues less the settings with a single value: the
+// matrix variables.
+func Variables(entries []*Entry) map[string][]any {
+	vars := SettingValues(entries)
+	for k, vs := range vars {
+		if len(vs) < 2 {
+			delete(vars, k)
+		}
+	}
+	return vars
 }
 
 // Stats counts the matrix entries by state.
