@@ -3,11 +3,8 @@ package lts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/seshat-bench/seshat/models"
@@ -114,12 +111,7 @@ func (s *sqliteStore) QueryKPIs(ctx context.Context, q Query) iter.Seq2[KPIRecor
 // ids (rows deleted since selected are skipped), and the label sets they
 // use that sets lacks.
 func (s *sqliteStore) readSummaries(ctx context.Context, ids []int64, sets map[int64]map[string]string) ([]KPIRecord, error) {
-	args := make([]any, len(ids))
-	pos := make(map[int64]int, len(ids))
-	for i, id := range ids {
-		args[i] = id
-		pos[id] = i
-	}
+	args, pos := idArgs(ids)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
@@ -191,26 +183,15 @@ func (s *sqliteStore) readLabelSets(ctx context.Context, ids []any, sets map[int
 // decodeKPIs decodes the KPI values of docs into the records beside them,
 // in parallel; nil documents are left alone.
 func decodeKPIs(out []KPIRecord, docs [][]byte) error {
-	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(docs); i += workers {
-				if docs[i] == nil {
-					continue
-				}
-				values := map[string]float64{}
-				if err := json.Unmarshal(docs[i], &values); err != nil {
-					errs[i] = fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
-					continue
-				}
-				out[i].Values = values
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return parallelEach(len(docs), 256, func(i int) error {
+		if docs[i] == nil {
+			return nil
+		}
+		values := map[string]float64{}
+		if err := json.Unmarshal(docs[i], &values); err != nil {
+			return fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
+		}
+		out[i].Values = values
+		return nil
+	})
 }

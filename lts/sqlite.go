@@ -246,31 +246,52 @@ type encodedPayload struct {
 // waits for the write lock meanwhile.
 func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
 	docs := make([]encodedPayload, len(payloads))
-	errs := make([]error, len(payloads))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(payloads)/32))
+	err := parallelEach(len(payloads), 32, func(i int) error {
+		var e encodedPayload
+		var err error
+		sum := summaryOf(payloads[i])
+		if e.doc, err = json.Marshal(payloads[i]); err == nil {
+			if e.labels, err = json.Marshal(sum.Labels); err == nil {
+				e.kpis, err = json.Marshal(sum.KPIs)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
+		}
+		docs[i] = e
+		return nil
+	})
+	return docs, err
+}
+
+// parallelEach calls f for 0..n-1 on up to GOMAXPROCS goroutines, at
+// least per calls each (starting a goroutine for less costs more than it
+// saves), and returns the errors joined in index order.
+func parallelEach(n, per int, f func(i int) error) error {
+	errs := make([]error, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/per))
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(payloads); i += workers {
-				var e encodedPayload
-				var err error
-				sum := summaryOf(payloads[i])
-				if e.doc, err = json.Marshal(payloads[i]); err == nil {
-					if e.labels, err = json.Marshal(sum.Labels); err == nil {
-						e.kpis, err = json.Marshal(sum.KPIs)
-					}
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
-				}
-				docs[i] = e
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				errs[i] = f(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return docs, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// idArgs makes the arguments of an `id IN (...)` query, and where each id
+// is in ids, to put the rows back in the order of ids.
+func idArgs(ids []int64) (args []any, pos map[int64]int) {
+	args = make([]any, len(ids))
+	pos = make(map[int64]int, len(ids))
+	for i, id := range ids {
+		args[i] = id
+		pos[id] = i
+	}
+	return args, pos
 }
 
 // sqliteWriter holds the prepared statements of one upload transaction
@@ -724,12 +745,7 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query, table string) ([
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
 func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResults bool) ([]*models.Payload, error) {
-	args := make([]any, len(ids))
-	pos := make(map[int64]int, len(ids))
-	for i, id := range ids {
-		args[i] = id
-		pos[id] = i
-	}
+	args, pos := idArgs(ids)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
@@ -757,28 +773,18 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResu
 // skipped. The first error names its payload.
 func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
-	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/32))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(docs); i += workers {
-				if docs[i] == nil {
-					continue
-				}
-				p, err := decodeStored(docs[i], withoutResults)
-				if err != nil {
-					errs[i] = fmt.Errorf("stored payload %s: %w", names[i], err)
-					continue
-				}
-				out[i] = p
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallelEach(len(docs), 32, func(i int) error {
+		if docs[i] == nil {
+			return nil
+		}
+		p, err := decodeStored(docs[i], withoutResults)
+		if err != nil {
+			return fmt.Errorf("stored payload %s: %w", names[i], err)
+		}
+		out[i] = p
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	kept := out[:0]
