@@ -9,16 +9,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -77,26 +76,7 @@ func generate(out string, runs, expes, samples int, seed uint64) error {
 
 func writeRun(dir string, rng *rand.Rand, hwData []byte, backend string, size int, dtype string, repeat, samples int, t0 time.Time) error {
 	settings := fmt.Sprintf("matrix_size: %d\ndtype: %s\nrepetitions: %d\n\"@repeat\": %d\n", size, dtype, samples, repeat)
-	flops := 2 * math.Pow(float64(size), 3)
-	base := flops / 50e9 * 1e3 // ms at 50 GFLOPS
-	ms := make([]float64, samples)
-	for i := range ms {
-		ms[i] = math.Round(base*(1+0.02*rng.NormFloat64())*1e6) / 1e6
-		if ms[i] <= 0 {
-			ms[i] = base
-		}
-	}
-	sorted := append([]float64(nil), ms...)
-	slices.Sort(sorted)
-	med := sorted[len(sorted)/2]
-	rate := flops / (med / 1e3) / 1e9
-	pi := models.PIResult{
-		Component: backend, Name: "PiMatmul",
-		Parameters: map[string]any{"matrix_size": size, "dtype": dtype, "device": "cpu", "repetitions": samples, "warmup": 5},
-		Result: models.PIMeasurement{Rate: &rate, Elapsed: med, FLOPs: &flops, SamplesMs: ms,
-			CI95Low: sorted[len(sorted)*45/100], CI95High: sorted[len(sorted)*55/100], CV: 0.02},
-		Versions: map[string]string{backend: "0.15.1", "go": "go1.26.8"},
-	}
+	pi := ltstest.MatmulResult(rng, backend, dtype, size, samples, map[string]string{backend: "0.15.1", "go": "go1.26.8"})
 	usage := models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
 		Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}}
 	files := map[string][]byte{

@@ -1,7 +1,8 @@
 // Package ltstest makes LTS payloads for the tests and benchmarks of the
 // stores: real pi payloads, assembled by lts.Build from pi results shaped
 // like the ones bench/gen writes (200 samples, a full hwinfo.json), so their
-// size and labels are those of production. Everything is seeded. Tests only.
+// size and labels are those of production. Everything is seeded. For tests
+// and benchmarks (bench/gen takes MatmulResult from here), never production.
 package ltstest
 
 import (
@@ -85,7 +86,10 @@ func Payloads(n int, o Options) []*models.Payload {
 	return out
 }
 
-func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 time.Time) *store.Entry {
+// MatmulResult is a synthetic pi.json of a matmul PI: samples milliseconds
+// scattered 2% around the time of an n×n product at 50 GFLOPS, and the rate,
+// median and CI they give. bench/gen writes it into its trees too.
+func MatmulResult(rng *rand.Rand, component, dtype string, size, samples int, versions map[string]string) *models.PIResult {
 	flops := 2 * math.Pow(float64(size), 3)
 	base := flops / 50e9 * 1e3 // ms at 50 GFLOPS
 	ms := make([]float64, samples)
@@ -99,20 +103,24 @@ func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 t
 	slices.Sort(sorted)
 	med := sorted[len(sorted)/2]
 	rate := flops / (med / 1e3) / 1e9
+	return &models.PIResult{
+		Component: component, Name: "PiMatmul",
+		Parameters: map[string]any{"matrix_size": size, "dtype": dtype, "device": "cpu", "repetitions": samples, "warmup": 5},
+		Result: models.PIMeasurement{Rate: &rate, Elapsed: med, FLOPs: &flops, SamplesMs: ms,
+			CI95Low: sorted[len(sorted)*45/100], CI95High: sorted[len(sorted)*55/100], CV: 0.02},
+		Versions: versions,
+	}
+}
+
+func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 time.Time) *store.Entry {
 	code := 0
 	settings := store.Settings{"workload": "pi", "pi": "matmul", "backend": "gonum", "device": "cpu",
 		"matrix_size": size, "dtype": "float32", "repetitions": samples, "@repeat": 0}
 	return &store.Entry{
 		Workload: "pi", Complete: true, ExitCode: &code, Settings: settings,
 		Results: &pi.Results{
-			UUID: id,
-			PI: &models.PIResult{
-				Component: "gonum", Name: "PiMatmul",
-				Parameters: map[string]any{"matrix_size": size, "dtype": "float32", "device": "cpu", "repetitions": samples, "warmup": 5},
-				Result: models.PIMeasurement{Rate: &rate, Elapsed: med, FLOPs: &flops, SamplesMs: ms,
-					CI95Low: sorted[len(sorted)*45/100], CI95High: sorted[len(sorted)*55/100], CV: 0.02},
-				Versions: map[string]string{"gonum": "v0.17.0", "go": "go1.26.0"},
-			},
+			UUID:   id,
+			PI:     MatmulResult(rng, "gonum", "float32", size, samples, map[string]string{"gonum": "v0.17.0", "go": "go1.26.0"}),
 			HWInfo: hw,
 			Usage: &models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
 				Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}},
