@@ -1,45 +1,53 @@
-// Package opensearchtest is an in-process, in-memory OpenSearch 2.x for
-// tests: an http.Handler, and httptest servers (plain and TLS) on loopback.
-// Only _test.go files of other packages import it.
+// Package opensearchtest is an in-process, in-memory OpenSearch for the
+// tests of the LTS OpenSearch store: an httptest server, plain (Start) or
+// TLS with a self-signed certificate (StartTLS), optionally with basic
+// authentication. Only _test.go files of other packages import it.
 //
-// It answers the REST calls the LTS OpenSearch store makes through
-// opensearch-go, with OpenSearch's request validation and response and error
-// shapes (checked against OpenSearch's source):
+// It answers what the store sends through opensearch-go, with OpenSearch's
+// answer and error shapes, and nothing more:
 //
-//   - GET|HEAD / (cluster info, version 2.x), GET /_cluster/health;
-//   - PUT|POST|GET|HEAD|DELETE /_index_template/{name}: composable templates,
-//     applied (highest priority) when an index is created;
-//   - HEAD|PUT|GET|DELETE /{index}, GET /{index}/_mapping: indices with
-//     mappings, explicit or dynamic (dynamic templates, date detection, text
-//     with a .keyword sub-field, strict and false);
-//   - POST [/{index}]/_bulk: NDJSON framing as BulkRequestParser enforces it,
-//     per-item results, version conflicts, auto-created indices, ?refresh;
-//   - GET|PUT|POST|DELETE /{index}/_doc/{id}, /{index}/_create/{id};
-//   - [/{index}]/_search and _count over index lists and wildcards: bool,
-//     term, terms, range (numbers, dates with date math), exists, ids,
-//     match_all, match, prefix, constant_score; sort with missing values and
-//     unmapped_type; from/size within index.max_result_window; search_after
-//     with OpenSearch's strict "after" (ties with the cursor are skipped);
-//     track_total_hits; _source filtering;
-//   - [/{index}]/_refresh.
+//   - HEAD|PUT /_index_template/{name}: composable templates (index
+//     patterns, priority, mappings; settings are accepted and ignored),
+//     applied, highest priority first, when a bulk write creates an index;
+//   - POST /_bulk: NDJSON framing (terminating newline, source lines),
+//     index and delete actions with _index and _id, per-item results
+//     (created, updated, deleted, not_found, or an error) and "errors";
+//   - GET|POST /{index}/_search: match_all, bool (filter, must, should,
+//     must_not, minimum_should_match as a count), terms, range (gt, gte,
+//     lt, lte) and ids queries; sort as [{field: {order}}]; search_after,
+//     strict (ties with the cursor are skipped); size up to 10,000;
+//     _source true, false or {"excludes": [dotted paths]};
+//   - GET|POST /{index}/_count with a query;
+//   - GET|POST /{index,...}/_refresh[?ignore_unavailable=true].
 //
-// Data flows as in OpenSearch: a write parses the source, maps its fields
-// (typing each value as its field's mapping says, adding dynamic fields only
-// when the whole document is accepted) and stores the indexed values beside
-// the source; a search sees only what the last refresh published, unless
-// Config.AutoRefresh is set. Search binds the query to each index's mapping,
-// so term on a text field, sorting on a text or unmapped field, or a
-// malformed number fail the way a real cluster fails them.
+// Data flows as in OpenSearch: a write parses the source and indexes each
+// field as its mapping types it (the template's properties, its dynamic
+// templates, else dynamic mapping: dates, numbers, booleans, and text with
+// a .keyword sub-field); a value the field cannot take fails the item, and
+// a document changes the mapping only when it is accepted. A search sees
+// the documents of the last refresh only. Queries compare values as the
+// field indexed them: a term against a text field matches one lowercased
+// token, an unmapped field matches nothing, and sorting on a text or
+// unmapped field fails as on a real cluster.
 //
-// Faults are injected with Server.Inject: 429 storms, 5xx (with OpenSearch's
-// or a proxy's body), partial bulk failures, dropped connections, slow
-// responses, and lost responses whose writes did happen (AfterApply).
-// Probabilities draw from a source seeded by Config.Seed. Counters
-// (Requests, BulkRequests) and introspection (DocCount, Doc, Mapping,
-// Template) let tests assert what reached the server.
+// Faults are injected with TestServer.Inject: 429 storms, 5xx (with
+// OpenSearch's or a proxy's body), partial bulk failures (ItemFault),
+// dropped connections, slow responses, and lost responses whose writes did
+// happen (AfterApply). Probabilities draw from a source seeded by
+// Config.Seed. Counters (Requests, RequestCounts, BulkRequests) and
+// introspection (DocCount, Doc, Mapping, Template) let tests assert what
+// reached the server.
 //
-// What is not modelled answers 501 with type opensearchtest_not_implemented
-// rather than pretending: aggregations, scroll, scripts, query_string and
-// the other query types not listed above. Scores are constant per matching
-// clause, not BM25; filter_path is ignored (responses are a superset).
+// Everything else fails loudly rather than pretending: other endpoints,
+// methods and URL parameters, other bulk actions (create, update) and
+// action parameters, other query clauses and search options
+// (aggregations, from, track_total_hits, ...), index lists and wildcards
+// in searches, mapping parameters beyond type, properties, enabled and
+// fields, and field types beyond keyword, text, date, boolean and numbers
+// answer 501 with type opensearchtest_not_implemented, naming what was
+// sent. Not modelled at all: scores; date math and date formats (dates are
+// RFC 3339, RFC 3339 without a zone, a date alone, or epoch milliseconds);
+// analyzers other than a lowercasing split on non-alphanumerics; shards,
+// versions and sequence numbers; conflicts between templates of equal
+// priority; request size limits.
 package opensearchtest
