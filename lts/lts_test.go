@@ -91,7 +91,7 @@ func toyEntry(path, uuid string) *store.Entry {
 	code := 0
 	return &store.Entry{
 		Path: path, Workload: "toy", Complete: true, ExitCode: &code,
-		Settings: store.Settings{"workload": "toy", "size": 512, "@repeat": 0},
+		Settings: models.Settings{"workload": "toy", "size": 512, "@repeat": 0},
 		Results: &toyParsed{
 			UUID:   uuid,
 			PI:     &models.PIResult{Name: "PiToy", Result: models.PIMeasurement{Elapsed: 0.5, SamplesMs: []float64{0.5}}},
@@ -181,7 +181,7 @@ func TestBuildAllAndValidateAll(t *testing.T) {
 	broken.Results.(*toyParsed).PI = nil
 	failed := toyEntry("c/001", uuidA)
 	failed.Results = nil // the parser failed on it
-	incomplete := &store.Entry{Path: "d/001", Workload: "toy", Settings: store.Settings{}}
+	incomplete := &store.Entry{Path: "d/001", Workload: "toy", Settings: models.Settings{}}
 	other := toyEntry("e/001", uuidA)
 	other.Workload = "plain"
 	m := &store.Matrix{Entries: []*store.Entry{good, broken, failed, incomplete, other}}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -42,7 +43,7 @@ func testMatrix() *store.Matrix {
 	m := &store.Matrix{ResultsDir: "/somewhere/results"}
 	for i, b := range []string{"gonum", "numpy", "numpy"} {
 		m.Entries = append(m.Entries, &store.Entry{Path: "r" + string(rune('0'+i)), Workload: "w",
-			Settings: store.Settings{"backend": b, "device": "cpu", "@repeat": i}})
+			Settings: models.Settings{"backend": b, "device": "cpu", "@repeat": i}})
 	}
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -44,7 +45,7 @@ func ParseFilters(s string) (Filters, error) {
 }
 
 // Match reports whether settings satisfy every filter.
-func (f Filters) Match(s Settings) bool {
+func (f Filters) Match(s models.Settings) bool {
 	for k, want := range f {
 		got, ok := s[k]
 		if !ok {
@@ -52,7 +53,7 @@ func (f Filters) Match(s Settings) bool {
 		}
 		found := false
 		for _, w := range want {
-			if EqualValues(got, w) {
+			if models.EqualValues(got, w) {
 				found = true
 				break
 			}

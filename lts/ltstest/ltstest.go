@@ -114,7 +114,7 @@ func MatmulResult(rng *rand.Rand, component, dtype string, size, samples int, ve
 
 func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 time.Time) *store.Entry {
 	code := 0
-	settings := store.Settings{"workload": "pi", "pi": "matmul", "backend": "gonum", "device": "cpu",
+	settings := models.Settings{"workload": "pi", "pi": "matmul", "backend": "gonum", "device": "cpu",
 		"matrix_size": size, "dtype": "float32", "repetitions": samples, "@repeat": 0}
 	return &store.Entry{
 		Workload: "pi", Complete: true, ExitCode: &code, Settings: settings,

@@ -8,8 +8,8 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // DefaultXKey is the setting the scaling report draws on the x axis.
@@ -52,7 +52,7 @@ func newXAxis(runs []measured) xAxis {
 			numeric = false
 		}
 	}
-	store.SortValues(values)
+	models.SortValues(values)
 	a := xAxis{numeric: numeric}
 	if numeric {
 		lo, _ := number(values[0])

@@ -1,4 +1,4 @@
-package store
+package models
 
 import (
 	"encoding/json"
@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Settings are the merged settings of a test root, values as YAML decoded them.
+// Settings are the merged settings of a test root (or a matrix point),
+// values as YAML decoded them.
 type Settings map[string]any
 
 // Keys returns the setting names, sorted.
@@ -120,10 +121,16 @@ func lessValue(a, b any) bool {
 	return CanonicalValue(a) < CanonicalValue(b)
 }
 
-// FormatValue renders a decoded setting value as text, the one way every
-// part of seshat shows it to a child process or a person: in run directory
-// slugs, SESHAT_<KEY> environment variables, exec command substitutions and
-// messages. Numbers lose trailing zeros; lists and maps are JSON.
+// FormatValue renders a decoded value (a setting, a PI parameter) as text,
+// the one way every part of seshat shows it to a child process, a store or
+// a person: in run directory slugs, SESHAT_<KEY> environment variables,
+// exec command substitutions, KPI labels and messages. Strings are as is,
+// null is empty, lists and maps are JSON. Numbers are written as
+// ECMAScript's Number.prototype.toString writes them (ECMA-262, §6.1.6.1.20):
+// the shortest decimal that reads back to the same value, without exponent
+// when 1e-7 <= |x| < 1e21, so JSON's 1024.0 and YAML's 1024 are both "1024"
+// and 1048576.0 is "1048576"; other magnitudes take Go's exponent form
+// ("1e+21", "1e-07"). A float32 is shortest for its own precision.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -131,7 +138,9 @@ func FormatValue(v any) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		return formatFloat(x, 64)
+	case float32:
+		return formatFloat(float64(x), 32)
 	case []any, map[string]any:
 		data, err := json.Marshal(x)
 		if err != nil {
@@ -141,4 +150,11 @@ func FormatValue(v any) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+func formatFloat(x float64, bits int) string {
+	if a := math.Abs(x); a == 0 || (a >= 1e-7 && a < 1e21) {
+		return strconv.FormatFloat(x, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(x, 'g', -1, bits)
 }
