@@ -293,6 +293,13 @@ func TestSchemaAgreesWithStrictValidation(t *testing.T) {
 		{"undeclared kpi", func(p *models.Payload) { p.KPIs["speed"] = p.KPIs["elapsed_ms"] }},
 		{"kpi without help", func(p *models.Payload) { k := p.KPIs["elapsed_ms"]; k.Help = ""; p.KPIs["elapsed_ms"] = k }},
 		{"kpi bad uuid", func(p *models.Payload) { k := p.KPIs["elapsed_ms"]; k.TestUUID = "x"; p.KPIs["elapsed_ms"] = k }},
+		{"build", func(p *models.Payload) {
+			p.Metadata.Build = &models.Build{ID: "b-42", Commit: "0123abc", Ref: "refs/heads/main", Time: p.Metadata.Start,
+				CI: &models.CI{Engine: "github", RunID: "77", URL: "https://ci.example/runs/77"}}
+		}},
+		{"build with id only", func(p *models.Payload) { p.Metadata.Build = &models.Build{ID: "b-42"} }},
+		{"build without id", func(p *models.Payload) { p.Metadata.Build = &models.Build{Commit: "0123abc"} }},
+		{"build bad ci url", func(p *models.Payload) { p.Metadata.Build = &models.Build{ID: "b", CI: &models.CI{URL: "::"}} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
