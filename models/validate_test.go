@@ -71,7 +71,9 @@ func TestValidateNamesJSONPaths(t *testing.T) {
 			[]string{"kpis.rate_gflops.unit: required"}},
 		{"bad kpi name", func(p *Payload) { p.KPIs["RateGFLOPS"] = p.KPIs["rate_gflops"] },
 			[]string{`kpis.RateGFLOPS: KPI name "RateGFLOPS" is not snake_case`}},
-		{"build", func(p *Payload) { p.Metadata.Build = &Build{ID: "b-1", CI: &CI{Engine: "github", URL: "https://ci.example/1"}} }, nil},
+		{"build", func(p *Payload) {
+			p.Metadata.Build = &Build{ID: "b-1", CI: &CI{Engine: "github", URL: "https://ci.example/1"}}
+		}, nil},
 		{"build without id", func(p *Payload) { p.Metadata.Build = &Build{Commit: "abc"} }, []string{"metadata.build.id: required"}},
 		{"build bad ci url", func(p *Payload) { p.Metadata.Build = &Build{ID: "b", CI: &CI{URL: "nope"}} },
 			[]string{`metadata.build.ci.url: must be a URL, got "nope"`}},
