@@ -94,7 +94,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		StopOnError: o.StopOnError,
 		Python:      o.Python,
 		Lookup:      lookupRunner,
-		Env:         os.Environ(),
+		Env:         env.Environ,
 	}
 	if o.DryRun {
 		return dryRun(env, opts)
