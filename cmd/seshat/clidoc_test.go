@@ -111,6 +111,11 @@ func renderCLIReference(root *cobra.Command) string {
 	w("comma-separated), and many by a key of the config file, `seshat.yaml` in the current\n")
 	w("directory or `--config FILE`. The command line wins over the environment, which wins over\n")
 	w("the file. Unknown config keys are errors naming the key and line.\n\n")
+	w("`--filters` has one syntax everywhere, `k=v1:v2,k2=v` (every key must take one of its values),\n")
+	w("and one of two meanings, said in each verb's table: the verbs that parse a results directory\n")
+	w("(`parse`, `kpis`, `upload`, `visualize`, `regression`) select entries by *setting*, values\n")
+	w("read as YAML (`matrix_size=512` matches the number); `history` selects stored runs by *KPI\n")
+	w("label*, values compared as text, as `regression --ignored-entries` does.\n\n")
 
 	w("## Exit status\n\n| status | meaning |\n|---|---|\n")
 	for _, e := range exitCodes {
