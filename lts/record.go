@@ -28,9 +28,9 @@ type Record struct {
 	Values map[string]float64 `json:"kpis"`
 	// Defs define the KPIs of Values: unit, direction, help.
 	Defs map[string]KPIDef `json:"-"`
-	// Labels, Build and Defs may be shared by the records of one query (a
-	// store decodes each distinct label set, build and set of definitions
-	// once): read them, never modify them.
+	// Labels, Build, Defs and ExitCode may be shared by the records of one
+	// query (a store decodes each distinct label set, build and set of
+	// definitions once): read them, never modify them.
 }
 
 // KPIDef is what a stored run says of one of its KPIs besides the value.

@@ -88,39 +88,40 @@ var migrations = []string{
 	SELECT p.id, p.test_uuid, p.start_ns, ls.id,
 		json(COALESCE((SELECT json_group_object(key, value->'$.value') FROM json_each(p.payload, '$.kpis')), '{}'))
 	FROM payloads p JOIN label_sets ls ON ls.labels = json(COALESCE(p.payload->'$.metadata.labels', '{}'));`,
-	// 4: the summaries hold the whole lts.Record: each payload's workload
-	// and exit code, its KPI definitions (unit, help, direction: each
-	// distinct set once, {"name": {"unit", "help", "lower_better"}}) and
-	// its build (metadata.build, each distinct one once; NULL when the run
-	// has none). Like label sets, definitions and builds are decoded once
-	// per query, so records cost no more to read than the values did.
-	`CREATE TABLE kpi_sets (
+	// 4: the summaries hold the whole lts.Record. Each payload's workload
+	// (a column, for Query.Workload), its kind — workload, exit code and
+	// KPI definitions (unit, help, direction), each distinct kind once,
+	// {"workload", "exit_code", "kpis": {"name": {"unit", "help",
+	// "lower_better"}}} — and its build (metadata.build, each distinct one
+	// once; NULL when the run has none). Like label sets, kinds and builds
+	// are decoded once per query: a record costs no more to read than the
+	// values did.
+	`CREATE TABLE kinds (
 		id INTEGER PRIMARY KEY,
-		kpis TEXT NOT NULL UNIQUE
+		kind TEXT NOT NULL UNIQUE
 	);
 	CREATE TABLE builds (
 		id INTEGER PRIMARY KEY,
 		build TEXT NOT NULL UNIQUE
 	);
 	ALTER TABLE summaries ADD COLUMN workload TEXT NOT NULL DEFAULT '';
-	ALTER TABLE summaries ADD COLUMN exit_code INTEGER;
-	ALTER TABLE summaries ADD COLUMN kpi_set INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE summaries ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE summaries ADD COLUMN build INTEGER REFERENCES builds (id);
 	CREATE TEMP TABLE migrated AS
-	SELECT p.id,
-		json(COALESCE((SELECT json_group_object(key, json_object(
-			'unit', COALESCE(value->>'$.unit', ''),
-			'help', COALESCE(value->>'$.help', ''),
-			'lower_better', json(CASE WHEN value->'$.lower_better' = 'true' THEN 'true' ELSE 'false' END)))
-			FROM json_each(p.payload, '$.kpis')), '{}')) AS defs,
+	SELECT p.id, p.workload,
+		json_object('workload', p.workload, 'exit_code', json(p.payload->'$.metadata.exit_code'),
+			'kpis', json(COALESCE((SELECT json_group_object(key, json_object(
+				'unit', COALESCE(value->>'$.unit', ''),
+				'help', COALESCE(value->>'$.help', ''),
+				'lower_better', json(CASE WHEN value->'$.lower_better' = 'true' THEN 'true' ELSE 'false' END)))
+				FROM json_each(p.payload, '$.kpis')), '{}'))) AS kind,
 		json(p.payload->'$.metadata.build') AS build
 	FROM payloads p;
-	INSERT OR IGNORE INTO kpi_sets (kpis) SELECT defs FROM migrated;
+	INSERT OR IGNORE INTO kinds (kind) SELECT kind FROM migrated;
 	INSERT OR IGNORE INTO builds (build) SELECT build FROM migrated WHERE build IS NOT NULL;
 	UPDATE summaries SET
-		workload = (SELECT p.workload FROM payloads p WHERE p.id = summaries.id),
-		exit_code = (SELECT p.payload->>'$.metadata.exit_code' FROM payloads p WHERE p.id = summaries.id),
-		kpi_set = (SELECT ks.id FROM migrated m JOIN kpi_sets ks ON ks.kpis = m.defs WHERE m.id = summaries.id),
+		workload = (SELECT m.workload FROM migrated m WHERE m.id = summaries.id),
+		kind = (SELECT k.id FROM migrated m JOIN kinds k ON k.kind = m.kind WHERE m.id = summaries.id),
 		build = (SELECT b.id FROM migrated m JOIN builds b ON b.build = m.build WHERE m.id = summaries.id);
 	DROP TABLE migrated;`,
 }
@@ -282,23 +283,26 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 }
 
 // encodedPayload is a payload as the store writes it: the whole document,
-// and its summary: label set, KPI values, KPI definitions, build (nil when
-// none).
+// and its summary: label set, KPI values, kind, build (nil when none).
 type encodedPayload struct {
-	doc, labels, values, defs, build []byte
+	doc, labels, values, kind, build []byte
 }
 
 // encodePayloads marshals payloads in parallel, before the transaction
 // starts: encoding is a third of an upload's time, and a parallel upload
 // waits for the write lock meanwhile.
 func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
+	kinds, err := encodeKinds(payloads)
+	if err != nil {
+		return nil, err
+	}
 	docs := make([]encodedPayload, len(payloads))
-	err := parallelEach(len(payloads), 32, func(i int) error {
+	err = parallelEach(len(payloads), 32, func(i int) error {
 		p := payloads[i]
-		var e encodedPayload
+		e := encodedPayload{kind: kinds[i]}
 		var err error
 		if e.doc, err = json.Marshal(p); err == nil {
-			e.labels, e.values, e.defs, e.build, err = encodeSummary(p)
+			e.labels, e.values, e.build, err = encodeSummary(p)
 		}
 		if err != nil {
 			return fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
@@ -348,7 +352,7 @@ type writer struct {
 	findValue, insertValue, deleteLabel, bump *sql.Stmt
 	insertLabels                              map[int]*sql.Stmt // by number of labels
 	valueIDs                                  map[[2]string]int64
-	labelSets, kpiSets, builds                *interned
+	labelSets, kinds, builds                  *interned
 	counts                                    map[int64]int // payloads gained per label value
 }
 
@@ -360,7 +364,7 @@ type interned struct {
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 	w := &writer{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, counts: map[int64]int{},
-		labelSets: &interned{ids: map[string]int64{}}, kpiSets: &interned{ids: map[string]int64{}}, builds: &interned{ids: map[string]int64{}}}
+		labelSets: &interned{ids: map[string]int64{}}, kinds: &interned{ids: map[string]int64{}}, builds: &interned{ids: map[string]int64{}}}
 	for _, st := range []struct {
 		dst   **sql.Stmt
 		query string
@@ -368,11 +372,11 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, exit_code, label_set, kpis, kpi_set, build) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
-		{&w.kpiSets.find, "SELECT id FROM kpi_sets WHERE kpis = ?"},
-		{&w.kpiSets.insert, "INSERT INTO kpi_sets (kpis) VALUES (?)"},
+		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
+		{&w.kinds.insert, "INSERT INTO kinds (kind) VALUES (?)"},
 		{&w.builds.find, "SELECT id FROM builds WHERE build = ?"},
 		{&w.builds.insert, "INSERT INTO builds (build) VALUES (?)"},
 		// The old labels come from the stored payload itself, so that
@@ -395,7 +399,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 
 func (w *writer) close() {
 	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
-		w.labelSets.find, w.labelSets.insert, w.kpiSets.find, w.kpiSets.insert, w.builds.find, w.builds.insert} {
+		w.labelSets.find, w.labelSets.insert, w.kinds.find, w.kinds.insert, w.builds.find, w.builds.insert} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -434,7 +438,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 	if err != nil {
 		return replaced, err
 	}
-	defs, err := w.kpiSets.id(ctx, e.defs)
+	kind, err := w.kinds.id(ctx, e.kind)
 	if err != nil {
 		return replaced, err
 	}
@@ -444,11 +448,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	var exit any
-	if m.ExitCode != nil {
-		exit = *m.ExitCode
-	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, exit, set, string(e.values), defs, build); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)
