@@ -48,7 +48,7 @@ type Store interface {
 // ever uploaded there) and was not created, because StoreOptions.MustExist
 // asked so. Readers decide: `seshat history` has no data (exit 3),
 // regression analysis an empty history.
-var ErrNoStore = errors.New("store does not exist")
+var ErrNoStore = errors.New("nothing was uploaded there")
 
 // DecodeStored decodes a stored payload. Its results are kept as raw JSON:
 // decoding them into generic values would cost most of a query's time.
