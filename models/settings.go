@@ -49,7 +49,7 @@ func (s Settings) appendIdentity(b []byte) []byte {
 func CanonicalValue(v any) string { return string(appendCanonical(nil, v)) }
 
 func appendCanonical(b []byte, v any) []byte {
-	if f, ok := toFloat(v); ok {
+	if f, ok := Number(v); ok {
 		if math.IsNaN(f) {
 			return append(b, "n:NaN"...)
 		}
@@ -78,7 +78,9 @@ func appendCanonical(b []byte, v any) []byte {
 	}
 }
 
-func toFloat(v any) (float64, bool) {
+// Number returns a decoded value as a float64 when it is a number (an
+// integer or a float, as YAML and JSON decode them).
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
 		return float64(x), true
@@ -105,8 +107,8 @@ func SortValues(vs []any) {
 }
 
 func lessValue(a, b any) bool {
-	fa, aNum := toFloat(a)
-	fb, bNum := toFloat(b)
+	fa, aNum := Number(a)
+	fb, bNum := Number(b)
 	switch {
 	case aNum && bNum && fa != fb && !math.IsNaN(fa) && !math.IsNaN(fb):
 		return fa < fb

@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
@@ -55,22 +53,15 @@ func (f Filters) Match(s models.Settings) bool {
 
 // String renders the filters back in --filters syntax, keys sorted.
 func (f Filters) String() string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		vs := make([]string, len(f[k]))
-		for j, v := range f[k] {
+	text := make(models.Filter, len(f))
+	for k, values := range f {
+		for _, v := range values {
 			if v == nil {
-				vs[j] = "null"
+				text[k] = append(text[k], "null")
 			} else {
-				vs[j] = fmt.Sprint(v)
+				text[k] = append(text[k], fmt.Sprint(v))
 			}
 		}
-		parts[i] = k + "=" + strings.Join(vs, ":")
 	}
-	return strings.Join(parts, ",")
+	return text.String()
 }

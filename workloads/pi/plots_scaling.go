@@ -76,18 +76,10 @@ func (a xAxis) position(v any) float64 {
 	return float64(slices.Index(a.categories, valueOrUnset(v)))
 }
 
+// number is a setting as a finite number, for an axis.
 func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
-	}
-	return 0, false
+	f, ok := models.Number(v)
+	return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 // scalingFrame aggregates a panel's runs per batch and x value: n, median,
