@@ -1,31 +1,41 @@
-// Package lts turns parsed entries into LTS (long-term storage) payloads and
-// describes them for the stores that keep them.
+// Package lts is the history stage: it turns parsed entries into LTS
+// (long-term storage) payloads, describes them for the stores, and reads
+// history back as one Record shape through one Store interface.
 //
 // Payloads are built leniently from whatever a parse produced (Build,
-// BuildAll): a missing artifact leaves its part absent with a warning, so
-// that `seshat kpis` still exports what it can. They are validated strictly
-// only when written (ValidateAll, for `parse --output-lts`): the payload's
-// struct tags, then its workload's labels model and KPIs, with every problem
-// named by entry path and JSON field.
+// BuildAll: EntryPayloads, each with its warnings), so that `seshat kpis`
+// still exports what it can. They are validated strictly only when written
+// (ValidateAll, SplitValid): the payload's struct tags, then its workload's
+// labels model and KPIs, with every problem named by entry path and JSON
+// field. ReadPayloads reads an LTS file back into EntryPayloads that
+// SplitValid validates like freshly built ones. Schema writes the payload's
+// JSON Schema (draft 2020-12), reflected from the Go types and annotated
+// from the same `validate` tags; IndexTemplates writes the OpenSearch index
+// templates of the payload and KPI indices.
 //
-// Schema writes the payload's JSON Schema (draft 2020-12), reflected from the
-// Go types and annotated from the same `validate` tags the strict validation
-// uses; IndexTemplates writes the OpenSearch index templates of the payload
-// and KPI indices. ReadPayloads reads an LTS file back into records that
-// SplitValid validates like freshly built ones.
+// History flows through three types:
 //
-// The stores keep payloads behind one Store interface, opened from a URL by
-// Open: sqlite:PATH, the embedded store (modernc.org/sqlite: WAL, one
-// transaction per Put, a versioned schema, label queries driven through an
-// integer index from their most selective label), or http(s)://host:port,
-// OpenSearch (opensearch-go: payload and KPI indices, templates installed
-// when missing, bulk requests bounded by count and bytes, retries with
-// backoff and jitter that re-send only failed documents, search_after
-// paging). Put is idempotent by test_uuid; Query yields every match in
-// (start, test_uuid) order, paging internally. QueryKPIs reads only the
-// labels and KPI values of the matches (regression history): the SQLite
-// store keeps them in tables of their own, each distinct label set once
-// (KPIQuerier); other stores derive them from whole payloads. Credentials are a Secret,
-// which never prints. Package ltstest makes payloads for the tests and
-// benchmarks; opensearchtest is the OpenSearch they run against.
+//   - Query selects stored runs: a workload, KPI labels (models.Filter, the
+//     one filter syntax "k=v1:v2,k2=v", compared here as strings), a time
+//     range, the KPIs wanted and a page size.
+//   - Store keeps payloads (Put, idempotent by test_uuid) and answers a
+//     Query with Records (what history reads), whole Payloads, or a Count,
+//     always every match in (start, test_uuid) order, paging internally.
+//   - Record is one stored run: test_uuid, time, workload, exit code, build
+//     (metadata.build), labels, and KPI values with their definitions
+//     (unit, help, direction). Regression analysis, the KPI history plots
+//     and `seshat history` all read it.
+//
+// Backends are packages of their own that register an Opener for their URL
+// scheme in init (Register), as k6 registers its outputs: lts/sqlite
+// (sqlite:PATH, the embedded default) and lts/opensearch (http(s)://host).
+// Open finds the backend by the URL's scheme; a program imports the
+// backends it offers for that side effect, and adding one touches nothing
+// else. A store that must exist and does not fails with ErrNoStore, which
+// readers turn into "no data" or an empty history. Memory is a store in
+// memory: a file of payloads read as history, the empty history, tests.
+// Optional abilities are small interfaces (PutDescriber). Credentials are a
+// Secret, which never prints. Package ltstest makes payloads for the tests
+// and benchmarks and holds the conformance tests every backend runs;
+// opensearchtest is the OpenSearch they run against.
 package lts

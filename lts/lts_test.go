@@ -91,7 +91,7 @@ func toyEntry(path, uuid string) *store.Entry {
 	code := 0
 	return &store.Entry{
 		Path: path, Workload: "toy", Complete: true, ExitCode: &code,
-		Settings: store.Settings{"workload": "toy", "size": 512, "@repeat": 0},
+		Settings: models.Settings{"workload": "toy", "size": 512, "@repeat": 0},
 		Results: &toyParsed{
 			UUID:   uuid,
 			PI:     &models.PIResult{Name: "PiToy", Result: models.PIMeasurement{Elapsed: 0.5, SamplesMs: []float64{0.5}}},
@@ -181,7 +181,7 @@ func TestBuildAllAndValidateAll(t *testing.T) {
 	broken.Results.(*toyParsed).PI = nil
 	failed := toyEntry("c/001", uuidA)
 	failed.Results = nil // the parser failed on it
-	incomplete := &store.Entry{Path: "d/001", Workload: "toy", Settings: store.Settings{}}
+	incomplete := &store.Entry{Path: "d/001", Workload: "toy", Settings: models.Settings{}}
 	other := toyEntry("e/001", uuidA)
 	other.Workload = "plain"
 	m := &store.Matrix{Entries: []*store.Entry{good, broken, failed, incomplete, other}}
@@ -293,6 +293,13 @@ func TestSchemaAgreesWithStrictValidation(t *testing.T) {
 		{"undeclared kpi", func(p *models.Payload) { p.KPIs["speed"] = p.KPIs["elapsed_ms"] }},
 		{"kpi without help", func(p *models.Payload) { k := p.KPIs["elapsed_ms"]; k.Help = ""; p.KPIs["elapsed_ms"] = k }},
 		{"kpi bad uuid", func(p *models.Payload) { k := p.KPIs["elapsed_ms"]; k.TestUUID = "x"; p.KPIs["elapsed_ms"] = k }},
+		{"build", func(p *models.Payload) {
+			p.Metadata.Build = &models.Build{ID: "b-42", Commit: "0123abc", Ref: "refs/heads/main", Time: p.Metadata.Start,
+				CI: &models.CI{Engine: "github", RunID: "77", URL: "https://ci.example/runs/77"}}
+		}},
+		{"build with id only", func(p *models.Payload) { p.Metadata.Build = &models.Build{ID: "b-42"} }},
+		{"build without id", func(p *models.Payload) { p.Metadata.Build = &models.Build{Commit: "0123abc"} }},
+		{"build bad ci url", func(p *models.Payload) { p.Metadata.Build = &models.Build{ID: "b", CI: &models.CI{URL: "::"}} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

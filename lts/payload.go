@@ -39,8 +39,9 @@ type Options struct {
 // URLArtifacts is the urls key locating a run's artifact directory.
 const URLArtifacts = "artifacts"
 
-// Record is the payload of one entry, with the warnings met building it.
-type Record struct {
+// EntryPayload is the payload of one entry (of a results directory, or of an
+// LTS file), with the warnings met building or reading it.
+type EntryPayload struct {
 	// Path is the entry's path relative to the results directory.
 	Path     string
 	Payload  *models.Payload
@@ -104,20 +105,20 @@ func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string)
 // by path. Incomplete entries (no exit_code) are not runs and get no payload.
 // An entry whose workload produces no payloads gets a record without one,
 // which strict validation refuses.
-func BuildAll(m *store.Matrix, lookup Lookup, opts Options) []Record {
-	var out []Record
+func BuildAll(m *store.Matrix, lookup Lookup, opts Options) []EntryPayload {
+	var out []EntryPayload
 	for _, e := range m.Entries {
 		if !e.Complete {
 			continue
 		}
 		w, ok := lookup(e.Workload)
 		if !ok {
-			out = append(out, Record{Path: e.Path, Warnings: []string{
+			out = append(out, EntryPayload{Path: e.Path, Warnings: []string{
 				fmt.Sprintf("workload %s produces no LTS payloads", e.Workload)}})
 			continue
 		}
 		p, warnings := Build(e, w, opts)
-		out = append(out, Record{Path: e.Path, Payload: p, Warnings: warnings, Catalog: w.KPIs()})
+		out = append(out, EntryPayload{Path: e.Path, Payload: p, Warnings: warnings, Catalog: w.KPIs()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
@@ -169,7 +170,7 @@ func (e *InvalidPayloadsError) Error() string {
 // ValidateAll validates every record strictly. It returns nil, or an
 // *InvalidPayloadsError wrapped with exit status InvalidInput naming each
 // bad entry by path and each bad field by JSON path.
-func ValidateAll(records []Record) error {
+func ValidateAll(records []EntryPayload) error {
 	_, err := SplitValid(records)
 	return err
 }
@@ -177,9 +178,9 @@ func ValidateAll(records []Record) error {
 // SplitValid validates every record strictly and returns the valid ones,
 // in order, with the error ValidateAll returns for the others: `seshat
 // upload` stores what is valid and still names what is not.
-func SplitValid(records []Record) ([]Record, error) {
+func SplitValid(records []EntryPayload) ([]EntryPayload, error) {
 	var bad InvalidPayloadsError
-	valid := make([]Record, 0, len(records))
+	valid := make([]EntryPayload, 0, len(records))
 	for _, r := range records {
 		var err error
 		if r.Payload == nil {
@@ -200,7 +201,7 @@ func SplitValid(records []Record) ([]Record, error) {
 }
 
 // Payloads returns the payloads of the records, skipping records without one.
-func Payloads(records []Record) []*models.Payload {
+func Payloads(records []EntryPayload) []*models.Payload {
 	out := make([]*models.Payload, 0, len(records))
 	for _, r := range records {
 		if r.Payload != nil {

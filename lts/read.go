@@ -28,20 +28,20 @@ type rawPayload struct {
 // cannot be decoded is a record without payload, its error the warning; a
 // file that is not a JSON array of objects is an InvalidInput error naming
 // the file and line.
-func ReadPayloads(name string, data []byte, lookup Lookup) ([]Record, error) {
+func ReadPayloads(name string, data []byte, lookup Lookup) ([]EntryPayload, error) {
 	var items []json.RawMessage
 	if err := parsers.JSON(name, data, &items); err != nil {
 		return nil, exitcode.With(exitcode.InvalidInput, err)
 	}
-	records := make([]Record, 0, len(items))
+	records := make([]EntryPayload, 0, len(items))
 	for i, item := range items {
 		path := fmt.Sprintf("%s[%d]", name, i)
 		p, cat, err := decodePayload(item, lookup)
 		if err != nil {
-			records = append(records, Record{Path: path, Warnings: []string{err.Error()}})
+			records = append(records, EntryPayload{Path: path, Warnings: []string{err.Error()}})
 			continue
 		}
-		records = append(records, Record{Path: path, Payload: p, Catalog: cat})
+		records = append(records, EntryPayload{Path: path, Payload: p, Catalog: cat})
 	}
 	return records, nil
 }

@@ -3,47 +3,57 @@ package lts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 )
 
 // DefaultStoreURL is the embedded store used when no --store is given.
 const DefaultStoreURL = "sqlite:.seshat/lts.db"
 
-// Store keeps LTS payloads. Both backends (SQLite, OpenSearch) answer the
-// same query with the same order, so history never depends on where it is.
+// Store keeps LTS payloads and answers Queries. Every backend answers a
+// query with the same runs in the same order, so history never depends on
+// where it is kept. Backends register an Opener for their URL scheme
+// (Register); Open opens a store from its URL.
 type Store interface {
 	// Put stores payloads, keyed by test_uuid: storing a payload again
 	// replaces it (re-uploading is idempotent). The payloads must be valid
 	// (strict validation) and carry distinct test_uuids.
 	Put(ctx context.Context, payloads []*models.Payload) (PutStats, error)
-	// Query yields the payloads matching q ordered by their time (the
-	// run's start, the @timestamp of its KPIs) then test_uuid. It pages
-	// internally and yields every match: there is no cap. An error is
-	// yielded once, last. A payload's Results is a *json.RawMessage, the
-	// stored JSON as is (decoding it into a workload's types is left to
-	// the few callers that need it), or nil with q.WithoutResults.
-	Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error]
-	// Count counts the payloads matching q.
+	// Records yields the records of the runs matching q (Query says which
+	// and in what order). An error is yielded once, last. This is what
+	// history reads: backends answer it without reading settings or
+	// results where they can.
+	Records(ctx context.Context, q Query) iter.Seq2[Record, error]
+	// Payloads yields the whole payloads of the same runs, in the same
+	// order. A payload's Results is a *json.RawMessage, the stored JSON as
+	// is (decoding it into a workload's types is left to the few callers
+	// that need it).
+	Payloads(ctx context.Context, q Query) iter.Seq2[*models.Payload, error]
+	// Count counts the runs matching q.
 	Count(ctx context.Context, q Query) (int64, error)
 	// String names the store for messages, without credentials.
 	String() string
 	Close() error
 }
 
-// decodeStored decodes a stored payload. Its results are kept as raw JSON:
+// ErrNoStore says that the store a URL names does not exist (nothing was
+// ever uploaded there) and was not created, because StoreOptions.MustExist
+// asked so. Readers decide: `seshat history` has no data (exit 3),
+// regression analysis an empty history.
+var ErrNoStore = errors.New("nothing was uploaded there")
+
+// DecodeStored decodes a stored payload. Its results are kept as raw JSON:
 // decoding them into generic values would cost most of a query's time.
 // Without results they are skipped, not even copied.
-func decodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
+func DecodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
 	if withoutResults {
 		var head struct {
 			Metadata models.Metadata            `json:"metadata"`
@@ -59,69 +69,6 @@ func decodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// Query selects payloads by label values and time.
-type Query struct {
-	// Labels maps a label name to the values accepted for it: a payload
-	// matches when every named label has one of its values.
-	Labels map[string][]string
-	// Since (inclusive) and Until (exclusive) bound the run's start; zero
-	// means unbounded.
-	Since, Until time.Time
-	// WithoutResults yields payloads without their results (nil): all that
-	// history and regression analysis read are metadata and KPIs, and the
-	// results are most of a payload's bytes and of the time to read it.
-	WithoutResults bool
-}
-
-// Check refuses queries no store could answer.
-func (q Query) Check() error {
-	for _, name := range sortedLabelNames(q.Labels) {
-		if !models.IsSnakeCase(name) {
-			return exitcode.Errorf(exitcode.InvalidInput, "label %q: not a label name (snake_case)", name)
-		}
-		if len(q.Labels[name]) == 0 {
-			return exitcode.Errorf(exitcode.InvalidInput, "label %s: no value to match", name)
-		}
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Until.After(q.Since) {
-		return exitcode.Errorf(exitcode.InvalidInput, "until (%s) is not after since (%s)",
-			q.Until.UTC().Format(time.RFC3339), q.Since.UTC().Format(time.RFC3339))
-	}
-	return nil
-}
-
-func sortedLabelNames(labels map[string][]string) []string {
-	names := make([]string, 0, len(labels))
-	for n := range labels {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// ParseLabelFilters reads the --filters syntax of label queries,
-// "k=v1:v2,k2=v": every key must match one of its values. Label values are
-// strings, compared exactly.
-func ParseLabelFilters(s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		k, vals, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("filter %q: want label=value[:value...]", part)
-		}
-		if !models.IsSnakeCase(k) {
-			return nil, fmt.Errorf("filter %q: %q is not a label name (snake_case)", part, k)
-		}
-		out[k] = append(out[k], strings.Split(vals, ":")...)
-	}
-	return out, nil
 }
 
 // PutStats says what a Put did.
@@ -146,7 +93,7 @@ func (s PutStats) Add(o PutStats) PutStats {
 }
 
 // StoreOptions configure Open. The zero value opens a store with the
-// defaults; only OpenSearch reads most of them.
+// defaults. Each backend reads what concerns it: most are OpenSearch's.
 type StoreOptions struct {
 	// Index names the OpenSearch indices.
 	Index IndexNames
@@ -168,11 +115,11 @@ type StoreOptions struct {
 	// RequestTimeout bounds one HTTP request (default 1m); a request that
 	// takes longer is abandoned and retried like a dropped connection.
 	RequestTimeout time.Duration
-	// PageSize is the number of payloads fetched per query page (default
-	// 1000).
+	// PageSize is the number of runs read per query page (default 1000)
+	// when the query does not say.
 	PageSize int
-	// MustExist refuses to create an embedded store that does not exist
-	// (reading one is asking for data there is not: NoData).
+	// MustExist refuses to create a store that does not exist: opening
+	// it fails with an error wrapping ErrNoStore (exit status NoData).
 	MustExist bool
 	// Log receives retries and progress (debug); nil discards.
 	Log *slog.Logger
@@ -205,7 +152,8 @@ const (
 	DefaultRequestTimeout = time.Minute
 )
 
-func (o StoreOptions) withDefaults() StoreOptions {
+// WithDefaults fills the options left zero with their defaults.
+func (o StoreOptions) WithDefaults() StoreOptions {
 	if o.MaxBulkDocs <= 0 {
 		o.MaxBulkDocs = DefaultMaxBulkDocs
 	}
@@ -233,31 +181,6 @@ func (o StoreOptions) withDefaults() StoreOptions {
 	return o
 }
 
-// Open opens the store named by a URL: sqlite:PATH (the embedded store, its
-// directories created) or http(s)://host:port (OpenSearch). An empty URL is
-// DefaultStoreURL. A URL no store answers to is InvalidInput.
-func Open(ctx context.Context, rawURL string, opts StoreOptions) (Store, error) {
-	if rawURL == "" {
-		rawURL = DefaultStoreURL
-	}
-	opts = opts.withDefaults()
-	scheme, rest, _ := strings.Cut(rawURL, ":")
-	switch strings.ToLower(scheme) {
-	case "sqlite":
-		if rest == "" {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: no path after sqlite:", rawURL)
-		}
-		return openSQLite(ctx, rest, opts)
-	case "http", "https":
-		u, err := url.Parse(rawURL)
-		if err != nil || u.Host == "" {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", Redact(rawURL))
-		}
-		return openOpenSearch(ctx, u, opts)
-	}
-	return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: unknown kind (want sqlite:PATH or http(s)://host:port)", Redact(rawURL))
-}
-
 // Redact removes a password from a URL for messages.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
@@ -270,4 +193,21 @@ func Redact(rawURL string) string {
 		return rawURL
 	}
 	return u.Redacted()
+}
+
+// PutDescriber is the ability of a store to say what a Put did in its own
+// terms (indices, requests, retries); DescribePut falls back on the counts
+// of payloads.
+type PutDescriber interface {
+	// DescribePut says what a Put did, the store named name (its URL,
+	// credentials redacted).
+	DescribePut(name string, stats PutStats) string
+}
+
+// DescribePut is the line saying what a Put into s did.
+func DescribePut(s Store, name string, stats PutStats) string {
+	if d, ok := s.(PutDescriber); ok {
+		return d.DescribePut(name, stats)
+	}
+	return fmt.Sprintf("stored %d payload(s) in %s: %d new, %d replaced", stats.Payloads, name, stats.Created, stats.Replaced)
 }

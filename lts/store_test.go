@@ -1,14 +1,18 @@
 package lts_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
@@ -53,29 +57,49 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestParseLabelFilters(t *testing.T) {
+// A backend registers its scheme once; Open finds it by the URL's scheme
+// (any case) and refuses what no backend answers, without showing a
+// password.
+func TestRegistry(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in, want, err string
-	}{
-		{"", "map[]", ""},
-		{"backend=numpy", "map[backend:[numpy]]", ""},
-		{"matrix_size=256:512, device=cpu", "map[device:[cpu] matrix_size:[256 512]]", ""},
-		{"cpu_model=AMD EPYC 7763 64-Core Processor", "map[cpu_model:[AMD EPYC 7763 64-Core Processor]]", ""},
-		{"backend", "", `filter "backend": want label=value`},
-		{"Backend=x", "", `"Backend" is not a label name`},
+	var opened []string
+	lts.Register("Fake-Test", "fake-test:NAME", func(_ context.Context, u string, opts lts.StoreOptions) (lts.Store, error) {
+		opened = append(opened, fmt.Sprintf("%s %d", u, opts.PageSize))
+		return lts.NewMemory(u), nil
+	})
+	s, err := lts.Open(context.Background(), "FAKE-TEST:x", lts.StoreOptions{})
+	if err != nil || s.String() != "FAKE-TEST:x" || len(opened) != 1 || opened[0] != "FAKE-TEST:x 1000" {
+		t.Errorf("Open = %v, %v; opened %v (the defaults applied)", s, err, opened)
 	}
-	for _, tt := range tests {
-		got, err := lts.ParseLabelFilters(tt.in)
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseLabelFilters(%q) error = %v, want %q", tt.in, err, tt.err)
-			}
-			continue
+	if !lts.IsStoreURL("fake-test:y") || lts.IsStoreURL("fake-test") || lts.IsStoreURL("nope:x") || lts.IsStoreURL("") {
+		t.Error("IsStoreURL tells store URLs wrong")
+	}
+	if !slices.Contains(lts.Forms(), "fake-test:NAME") {
+		t.Errorf("Forms = %v", lts.Forms())
+	}
+	for _, u := range []string{"postgres://db/x", "file.db", "https://user:hunter2@search:9200"} {
+		_, err := lts.Open(context.Background(), u, lts.StoreOptions{})
+		if exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "unknown kind (want ") {
+			t.Errorf("Open(%q) = %v, want an invalid input error", u, err)
 		}
-		if err != nil || fmt.Sprint(got) != tt.want {
-			t.Errorf("ParseLabelFilters(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Open(%q) error shows the password: %v", u, err)
 		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a scheme twice does not panic")
+		}
+	}()
+	lts.Register("fake-test", "again", func(context.Context, string, lts.StoreOptions) (lts.Store, error) { return nil, nil })
+}
+
+// A Put into a store without its own description counts payloads.
+func TestDescribePut(t *testing.T) {
+	t.Parallel()
+	got := lts.DescribePut(lts.NewMemory("mem"), "sqlite:lts.db", lts.PutStats{Payloads: 3, Created: 2, Replaced: 1})
+	if want := "stored 3 payload(s) in sqlite:lts.db: 2 new, 1 replaced"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }
 
@@ -113,7 +137,7 @@ func TestReadPayloadsGolden(t *testing.T) {
 		if _, ok := r.Payload.Results.(*pi.PayloadResults); !ok {
 			t.Errorf("payload %d: results are %T", i, r.Payload.Results)
 		}
-		if got := canonical(t, r.Payload); got != canonical(t, want[i]) {
+		if got := ltstest.Canonical(t, r.Payload); got != ltstest.Canonical(t, want[i]) {
 			t.Errorf("payload %d re-encodes differently:\n got %s\nwant %s", i, got, want[i])
 		}
 	}
@@ -143,28 +167,6 @@ func FuzzReadPayloads(f *testing.F) {
 			if _, err := json.Marshal(r.Payload); err != nil {
 				t.Fatalf("a valid payload does not encode: %v", err)
 			}
-		}
-	})
-}
-
-// FuzzParseLabelFilters: any --filters text parses or is refused, never
-// panics, and what parses names snake_case labels with values.
-func FuzzParseLabelFilters(f *testing.F) {
-	for _, s := range []string{"", "backend=numpy", "matrix_size=256:512,device=cpu", "a=", "=x", ",,", "k=v=w", "K=v"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		labels, err := lts.ParseLabelFilters(s)
-		if err != nil {
-			return
-		}
-		for name, values := range labels {
-			if len(values) == 0 {
-				t.Fatalf("%q: label %s without values", s, name)
-			}
-		}
-		if err := (lts.Query{Labels: labels}).Check(); err != nil {
-			t.Fatalf("%q parses to a query that Check refuses: %v", s, err)
 		}
 	})
 }

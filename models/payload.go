@@ -36,6 +36,9 @@ type Metadata struct {
 	// Labels are the KPI labels (workload-defined, versioned by the
 	// kpi_settings_version label), stored once here rather than in each KPI.
 	Labels map[string]string `json:"labels" validate:"required,dive,keys,label_name,endkeys,required"`
+	// Build is what was under test, when the run says (build.json); nil
+	// when it does not: the run is then its own build.
+	Build *Build `json:"build,omitempty" validate:"omitempty"`
 	// URLs locate the run's artifacts when they are published (CI), by
 	// name: "artifacts" for the run directory, file names for its files.
 	URLs map[string]string `json:"urls" validate:"required,dive,keys,required,endkeys,url"`

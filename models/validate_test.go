@@ -71,6 +71,12 @@ func TestValidateNamesJSONPaths(t *testing.T) {
 			[]string{"kpis.rate_gflops.unit: required"}},
 		{"bad kpi name", func(p *Payload) { p.KPIs["RateGFLOPS"] = p.KPIs["rate_gflops"] },
 			[]string{`kpis.RateGFLOPS: KPI name "RateGFLOPS" is not snake_case`}},
+		{"build", func(p *Payload) {
+			p.Metadata.Build = &Build{ID: "b-1", CI: &CI{Engine: "github", URL: "https://ci.example/1"}}
+		}, nil},
+		{"build without id", func(p *Payload) { p.Metadata.Build = &Build{Commit: "abc"} }, []string{"metadata.build.id: required"}},
+		{"build bad ci url", func(p *Payload) { p.Metadata.Build = &Build{ID: "b", CI: &CI{URL: "nope"}} },
+			[]string{`metadata.build.ci.url: must be a URL, got "nope"`}},
 		{"several", func(p *Payload) { p.Metadata.TestUUID = ""; p.Metadata.Workload = "" },
 			[]string{"metadata.test_uuid: required", "metadata.workload: required"}},
 	}
@@ -130,6 +136,11 @@ func TestPayloadJSONShape(t *testing.T) {
 		if _, ok := doc["metadata"][k]; !ok {
 			t.Errorf("metadata.%s missing from %s", k, data)
 		}
+	}
+	// Without a build, the payload has no build key: payloads written
+	// before builds existed read the same.
+	if _, ok := doc["metadata"]["build"]; ok {
+		t.Errorf("metadata.build present without a build: %s", data)
 	}
 	kpi, _ := doc["kpis"]["rate_gflops"].(map[string]any)
 	for _, k := range []string{"value", "unit", "help", "lower_better", "@timestamp", "test_uuid"} {

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 	// a directive none of them knows fails before anything is written.
 	Registries     []*Registry
 	BatchKey, XKey string
-	History        History
+	History        lts.Store
 	Log            *slog.Logger
 }
 

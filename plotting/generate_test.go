@@ -3,14 +3,18 @@ package plotting
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -42,7 +46,7 @@ func testMatrix() *store.Matrix {
 	m := &store.Matrix{ResultsDir: "/somewhere/results"}
 	for i, b := range []string{"gonum", "numpy", "numpy"} {
 		m.Entries = append(m.Entries, &store.Entry{Path: "r" + string(rune('0'+i)), Workload: "w",
-			Settings: store.Settings{"backend": b, "device": "cpu", "@repeat": i}})
+			Settings: models.Settings{"backend": b, "device": "cpu", "@repeat": i}})
 	}
 	return m
 }
@@ -119,25 +123,39 @@ func TestGenerateUnknownWritesNothing(t *testing.T) {
 	}
 }
 
+// The history figures draw one series per KPI and label set, in the time
+// order of the store, whatever order the runs were stored in.
 func TestGroupSeriesOrdersByTime(t *testing.T) {
 	t.Parallel()
-	h := PayloadHistory("mem", nil)
-	if pts, err := h.Points(context.Background(), HistoryQuery{}); err != nil || len(pts) != 0 {
-		t.Fatalf("empty history: %v %v", pts, err)
+	day := func(d int) *models.Payload {
+		at := time.Date(2026, 1, 10-d, 0, 0, 0, 0, time.UTC) // newest first
+		uuid := fmt.Sprint("run-", d)
+		return &models.Payload{
+			Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi",
+				Labels: map[string]string{"backend": "numpy", "framework_version": string(rune('a' + d))}},
+			KPIs: map[string]models.KPIValue{
+				"rate":    {Value: float64(d), Unit: "GFLOPS", Timestamp: at, TestUUID: uuid},
+				"elapsed": {Value: float64(10 * d), Unit: "ms", LowerBetter: true, Timestamp: at, TestUUID: uuid},
+			},
+		}
 	}
-	ts := func(day int) KPIPoint {
-		return KPIPoint{KPI: "rate", Value: float64(day), Labels: map[string]string{"backend": "numpy", "framework_version": string(rune('a' + day))}}
+	h := lts.NewMemory("mem", day(0), day(1), day(2))
+	var records []lts.Record
+	for r, err := range h.Records(context.Background(), lts.Query{Workload: "pi"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, r)
 	}
-	points := []KPIPoint{ts(0), ts(1), ts(2)}
-	for i := range points {
-		points[i].Time = points[i].Time.AddDate(0, 0, 2-i) // newest first
+	series := GroupSeries(records, []string{"framework_version"})
+	if len(series) != 2 || series[0].KPI != "elapsed" || !series[0].LowerBetter || series[1].Unit != "GFLOPS" {
+		t.Fatalf("series %+v: want elapsed (lower is better) then rate (GFLOPS)", series)
 	}
-	SortPoints(points)
-	series := GroupSeries(points, []string{"framework_version"})
-	if len(series) != 1 || len(series[0].Points) != 3 || series[0].Points[0].Value != 2 {
-		t.Fatalf("series %+v: want one series, oldest (value 2) first", series)
+	rate := series[1]
+	if len(rate.Records) != 3 || rate.Value(0) != 2 || rate.Value(2) != 0 {
+		t.Errorf("rate series %+v: want the three runs, oldest (value 2) first", rate)
 	}
-	if series[0].Key != `backend="numpy"` {
-		t.Errorf("key %q", series[0].Key)
+	if rate.Key != `backend="numpy"` {
+		t.Errorf("key %q", rate.Key)
 	}
 }

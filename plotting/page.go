@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -24,7 +25,7 @@ type Context struct {
 	// default.
 	BatchKey, XKey string
 	// History is the KPI history store; nil when none is configured.
-	History History
+	History lts.Store
 	Log     *slog.Logger
 
 	memo map[string]any

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -27,7 +28,7 @@ type Job struct {
 }
 
 // Match reports whether an entry's settings pass every filter of the job.
-func (j Job) Match(s store.Settings) bool {
+func (j Job) Match(s models.Settings) bool {
 	for _, f := range j.Filters {
 		if !f.Match(s) {
 			return false

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -37,10 +38,10 @@ func TestReadSpecTOPSAILShape(t *testing.T) {
 		t.Errorf("jobs:\n got %#v\nwant %#v", jobs, want)
 	}
 	// The filters select what a person reading the file expects.
-	if !jobs[0].Match(store.Settings{"matrix_size": 1024}) || jobs[0].Match(store.Settings{"matrix_size": 512}) {
+	if !jobs[0].Match(models.Settings{"matrix_size": 1024}) || jobs[0].Match(models.Settings{"matrix_size": 512}) {
 		t.Error("matrix_size=1024 does not select by value")
 	}
-	if !jobs[1].Match(store.Settings{"backend": "numpy", "dtype": "float64"}) || jobs[1].Match(store.Settings{"backend": "gonum", "dtype": "float64"}) {
+	if !jobs[1].Match(models.Settings{"backend": "numpy", "dtype": "float64"}) || jobs[1].Match(models.Settings{"backend": "gonum", "dtype": "float64"}) {
 		t.Error("mapping filter does not select backend and dtype")
 	}
 	if got := jobs[1].FilterText(); got != "backend=numpy,dtype=float32:float64" {

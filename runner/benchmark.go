@@ -11,8 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // Benchmark is a decoded benchmark file.
@@ -252,7 +252,7 @@ func decodeSettings(file, expe string, n *yaml.Node, into *Settings) error {
 					return bad(v.Content[j].Line, key, "list values must be scalars")
 				}
 				for _, prev := range xs[:j] {
-					if store.EqualValues(prev, x) {
+					if models.EqualValues(prev, x) {
 						return bad(v.Content[j].Line, key, "value %v listed twice", x)
 					}
 				}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // The files of a run directory (DESIGN §4).
@@ -104,7 +104,7 @@ func scanPastRuns(dir string) []pastRun {
 		if err != nil {
 			continue
 		}
-		r := pastRun{path: path, identity: store.Settings(s).Identity()}
+		r := pastRun{path: path, identity: models.Settings(s).Identity()}
 		if data, err := parsers.ReadLimited(filepath.Join(path, ExitCodeFile), 64); err == nil {
 			if code, err := parsers.ExitCode(ExitCodeFile, data); err == nil {
 				r.complete, r.exitCode = true, code

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -99,7 +99,7 @@ func pointError(b *Benchmark, e *Experiment, s map[string]any, varying []string,
 		var parts []string
 		for _, k := range varying {
 			if k != RepeatSetting {
-				parts = append(parts, k+"="+store.FormatValue(s[k]))
+				parts = append(parts, k+"="+models.FormatValue(s[k]))
 			}
 		}
 		be.Msg += " (point " + strings.Join(parts, ", ") + ")"
@@ -168,7 +168,7 @@ const maxSlug = 120
 func (p Point) Slug() string {
 	var parts []string
 	for _, k := range p.Varying {
-		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(store.FormatValue(p.Settings[k])))
+		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(models.FormatValue(p.Settings[k])))
 	}
 	s := strings.Join(parts, "_")
 	if len(s) > maxSlug {

@@ -19,7 +19,6 @@ import (
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -92,7 +91,7 @@ func Plan(opts Options) ([]Planned, error) {
 			states[p.Experiment] = st
 		}
 		pl := Planned{Point: p}
-		id := store.Settings(p.Settings).Identity()
+		id := models.Settings(p.Settings).Identity()
 		switch {
 		case st.done[id] > 0:
 			st.done[id]--
@@ -323,7 +322,7 @@ func childEnv(base []string, settings map[string]any) []string {
 	sort.Strings(keys)
 	env := append([]string(nil), base...)
 	for _, k := range keys {
-		env = append(env, EnvName(k)+"="+store.FormatValue(settings[k]))
+		env = append(env, EnvName(k)+"="+models.FormatValue(settings[k]))
 	}
 	return env
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -34,7 +35,7 @@ type ParseContext struct {
 	// Path is the root relative to the results directory; Settings its merged
 	// settings; ExitCode its exit code.
 	Path     string
-	Settings Settings
+	Settings models.Settings
 	ExitCode int
 
 	root      string
@@ -186,7 +187,7 @@ type AlwaysContext struct {
 	ResultsDir string
 	Dir        string
 	Path       string
-	Settings   Settings
+	Settings   models.Settings
 	// BaseURL, when set, is where the results directory is published (CI
 	// artifacts): Path appended to it locates the entry.
 	BaseURL  string

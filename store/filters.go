@@ -2,9 +2,8 @@ package store
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -12,39 +11,27 @@ import (
 // values. The zero value selects everything.
 type Filters map[string][]any
 
-// ParseFilters reads the --filters syntax "k=v1:v2,k2=v": an entry matches
-// when, for every key, its setting equals one of the values. Values are
-// decoded as YAML scalars, as settings files are, so matrix_size=512 matches
-// the integer 512 (and 512.0), and "abc" the string. Values cannot hold ','
-// or ':'. A key given twice adds values to the key.
+// ParseFilters reads the --filters syntax "k=v1:v2,k2=v" (models.ParseFilter)
+// as a filter on settings: an entry matches when, for every key, its
+// setting equals one of the values. Values are decoded as YAML scalars, as
+// settings files are, so matrix_size=512 matches the integer 512 (and
+// 512.0), and "abc" the string.
 func ParseFilters(s string) (Filters, error) {
-	f := Filters{}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return f, nil
+	text, err := models.ParseFilter(s)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(s, ",") {
-		k, vals, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		switch {
-		case strings.TrimSpace(part) == "":
-			return nil, fmt.Errorf("empty filter in %q (stray comma?)", s)
-		case !ok:
-			return nil, fmt.Errorf("filter %q: want key=value[:value...]", part)
-		case k == "":
-			return nil, fmt.Errorf("filter %q: empty key", part)
-		case strings.Contains(vals, "="):
-			return nil, fmt.Errorf("filter %q: more than one '=' (separate filters with ',')", part)
-		}
-		for _, raw := range strings.Split(vals, ":") {
-			f[k] = append(f[k], parsers.ScalarValue(strings.TrimSpace(raw)))
+	f := make(Filters, len(text))
+	for k, values := range text {
+		for _, v := range values {
+			f[k] = append(f[k], parsers.ScalarValue(v))
 		}
 	}
 	return f, nil
 }
 
 // Match reports whether settings satisfy every filter.
-func (f Filters) Match(s Settings) bool {
+func (f Filters) Match(s models.Settings) bool {
 	for k, want := range f {
 		got, ok := s[k]
 		if !ok {
@@ -52,7 +39,7 @@ func (f Filters) Match(s Settings) bool {
 		}
 		found := false
 		for _, w := range want {
-			if EqualValues(got, w) {
+			if models.EqualValues(got, w) {
 				found = true
 				break
 			}
@@ -66,22 +53,15 @@ func (f Filters) Match(s Settings) bool {
 
 // String renders the filters back in --filters syntax, keys sorted.
 func (f Filters) String() string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		vs := make([]string, len(f[k]))
-		for j, v := range f[k] {
+	text := make(models.Filter, len(f))
+	for k, values := range f {
+		for _, v := range values {
 			if v == nil {
-				vs[j] = "null"
+				text[k] = append(text[k], "null")
 			} else {
-				vs[j] = fmt.Sprint(v)
+				text[k] = append(text[k], fmt.Sprint(v))
 			}
 		}
-		parts[i] = k + "=" + strings.Join(vs, ":")
 	}
-	return strings.Join(parts, ",")
+	return text.String()
 }

@@ -1,11 +1,11 @@
 package store
 
 import (
-	"math"
-	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 func TestParseFilters(t *testing.T) {
@@ -67,7 +67,7 @@ func TestParseFiltersErrors(t *testing.T) {
 
 func TestFiltersMatch(t *testing.T) {
 	t.Parallel()
-	s := Settings{"matrix_size": 512, "ratio": 0.5, "dtype": "float32", "gpu": true, "none": nil, "@repeat": 1}
+	s := models.Settings{"matrix_size": 512, "ratio": 0.5, "dtype": "float32", "gpu": true, "none": nil, "@repeat": 1}
 	tests := []struct {
 		filters string
 		want    bool
@@ -109,46 +109,5 @@ func TestFiltersString(t *testing.T) {
 	}
 	if got := f.String(); got != "a=null,z=1:abc" {
 		t.Errorf("String = %q", got)
-	}
-}
-
-func TestSortValuesIsATotalOrder(t *testing.T) {
-	t.Parallel()
-	values := []any{"b", 2, true, 1.5, "true", "a", math.NaN(), -1, nil, uint64(7), false, []any{1}, "2"}
-	want := make([]any, len(values))
-	copy(want, values)
-	SortValues(want)
-	rng := rand.New(rand.NewSource(1))
-	for range 50 {
-		got := make([]any, len(values))
-		copy(got, values)
-		rng.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
-		SortValues(got)
-		if CanonicalValue(got) != CanonicalValue(want) {
-			t.Fatalf("order depends on the input: %v vs %v", got, want)
-		}
-	}
-	if _, ok := want[0].(int); !ok || want[0] != -1 {
-		t.Errorf("numbers first, by value: %v", want)
-	}
-}
-
-func TestCanonicalValue(t *testing.T) {
-	t.Parallel()
-	same := [][2]any{{512, 512.0}, {uint64(3), 3}, {map[string]any{"a": 1, "b": 2}, map[string]any{"b": 2.0, "a": 1}}, {[]any{1, "x"}, []any{1.0, "x"}}}
-	for _, p := range same {
-		if !EqualValues(p[0], p[1]) {
-			t.Errorf("%v and %v differ", p[0], p[1])
-		}
-	}
-	differ := [][2]any{{512, "512"}, {true, "true"}, {nil, "null"}, {[]any{1}, 1}, {"a,b", []any{"a", "b"}}}
-	for _, p := range differ {
-		if EqualValues(p[0], p[1]) {
-			t.Errorf("%#v and %#v are equal", p[0], p[1])
-		}
-	}
-	// Identity separates "@repeat" values: repeats are not duplicates.
-	if (Settings{"a": 1, "@repeat": 0}).Identity() == (Settings{"a": 1, "@repeat": 1}).Identity() {
-		t.Error("identity ignores @repeat")
 	}
 }

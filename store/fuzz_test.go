@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 func FuzzParseFilters(f *testing.F) {
 	for _, s := range []string{"matrix_size=512", "k=v1:v2,k2=v", "a=1,", "=x", "a=[1", "a=null:~:", "x=1=2", " , "} {
 		f.Add(s)
 	}
-	settings := Settings{"matrix_size": 512, "k": "v1", "a": nil, "x": []any{1}}
+	settings := models.Settings{"matrix_size": 512, "k": "v1", "a": nil, "x": []any{1}}
 	f.Fuzz(func(t *testing.T, s string) {
 		fs, err := ParseFilters(s)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -138,7 +139,7 @@ func (l *loader) known(name string) bool {
 
 // load builds one entry; nil means the filters rejected it.
 func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
-	e = &Entry{Path: r.Path, Dir: r.Dir, Settings: Settings{}, Warnings: append([]string{}, r.Warnings...)}
+	e = &Entry{Path: r.Path, Dir: r.Dir, Settings: models.Settings{}, Warnings: append([]string{}, r.Warnings...)}
 	defer func() {
 		// A parser bug must not stop the other entries.
 		if p := recover(); p != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 )
 
 func TestExitCodeSemantics(t *testing.T) {
@@ -93,7 +94,7 @@ func TestSettingsMerge(t *testing.T) {
 		"f/r/exit_code":        "0",
 	})
 	m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(newFake())})
-	want := map[string]Settings{
+	want := map[string]models.Settings{
 		"e/r":  {"a": "top", "b": "b", "c": "z", "d": "own", "e": "a", "workload": "fake"},
 		"e/r2": {"a": "top", "b": "b", "c": "b", "d": "own2", "e": "a", "workload": "fake"},
 		"f/r":  {"a": "top", "b": "top", "c": "top", "d": "top", "workload": "fake", "ignored": true},
@@ -321,8 +322,8 @@ func TestWriteJSON(t *testing.T) {
 	t.Parallel()
 	m := &Matrix{
 		Entries: []*Entry{
-			{Path: "a", Settings: Settings{"z": 1, "a": "x"}, ExitCode: ptr(0), Complete: true, Results: map[string]int{"rate": 2}},
-			{Path: "b", Settings: Settings{}, Warnings: []string{"exit_code: missing"}},
+			{Path: "a", Settings: models.Settings{"z": 1, "a": "x"}, ExitCode: ptr(0), Complete: true, Results: map[string]int{"rate": 2}},
+			{Path: "b", Settings: models.Settings{}, Warnings: []string{"exit_code: missing"}},
 		},
 		Variables: map[string][]any{"z": {1, 2}, "a": {"x"}},
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 // State tells how an entry came out of the parse.
@@ -28,10 +30,10 @@ func (s State) String() string {
 
 // Entry is one test root of the matrix.
 type Entry struct {
-	Path     string   `json:"path"`
-	Dir      string   `json:"-"`
-	Workload string   `json:"-"`
-	Settings Settings `json:"settings"`
+	Path     string          `json:"path"`
+	Dir      string          `json:"-"`
+	Workload string          `json:"-"`
+	Settings models.Settings `json:"settings"`
 	// ExitCode is nil when exit_code is missing or unreadable.
 	ExitCode *int `json:"exit_code"`
 	// Complete means exit_code was present and readable (the run finished,
@@ -102,13 +104,13 @@ func SettingValues(entries []*Entry) map[string][]any {
 	distinct := map[string]map[string]any{}
 	for _, e := range entries {
 		for k, v := range e.Settings {
-			if IsMeta(k) {
+			if models.IsMeta(k) {
 				continue
 			}
 			if distinct[k] == nil {
 				distinct[k] = map[string]any{}
 			}
-			distinct[k][CanonicalValue(v)] = v
+			distinct[k][models.CanonicalValue(v)] = v
 		}
 	}
 	out := make(map[string][]any, len(distinct))
@@ -117,7 +119,7 @@ func SettingValues(entries []*Entry) map[string][]any {
 		for _, v := range vs {
 			list = append(list, v)
 		}
-		SortValues(list)
+		models.SortValues(list)
 		out[k] = list
 	}
 	return out

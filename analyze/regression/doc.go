@@ -3,17 +3,19 @@
 //
 // Data flows in one pass:
 //
-//  1. The current Runs (payloads of one parse, or an LTS file) are cut into
-//     Entries: runs sharing a workload, a series key and a comparison value
-//     (the repeats of one matrix point) are one entry, their median one
-//     current point. A run matching an ignored_entries filter is skipped.
+//  1. The current Runs (the lts.Records of the payloads of one parse, or of
+//     an LTS file) are cut into Entries: runs sharing a workload, a series
+//     key and a comparison value (the repeats of one matrix point) are one
+//     entry, their median one current point. A run matching an
+//     ignored_entries filter is skipped. Keys are one type, declared once:
+//     a workload's defaults under what the user set (Keys.Or).
 //  2. The series key is a run's labels minus the comparison keys, the
 //     ignored keys and the meta keys (test_uuid, timestamps, run_id, urls,
-//     ci_engine, test_path). History asks the store for the records of
-//     each series once (series that differ in a single label share one
-//     query, that label matching any of their values) and keeps the records
-//     whose own series key is the same, minus the current runs (by
-//     test_uuid) and the ignored entries.
+//     ci_engine, test_path). History asks the lts.Store for the
+//     lts.Records of each series once (series that differ in a single label
+//     share one query, that label matching any of their values) and keeps
+//     the records whose own series key is the same, minus the current runs
+//     (by test_uuid) and the ignored entries.
 //  3. For each entry and KPI, the records are ordered by time and combined
 //     per comparison value into one point (the median; the point's time is
 //     its earliest record's), and an analyze.Method judges the current

@@ -13,17 +13,61 @@ import (
 // of a series key, whatever the keys say.
 var MetaKeys = []string{"ci_engine", "end", "run_id", "start", "test_path", "test_uuid", "timestamp", "url", "urls"}
 
-// Keys say how a workload's runs are cut into histories.
+// Keys say how a workload's runs are cut into histories. They are declared
+// once, here: a workload's defaults (workloads.RegressionDefaults), the
+// regression_analyses section of seshat.yaml (which inlines them), the flags
+// of `seshat regression` and the analysis all use this type. A nil list is
+// unset (Or takes the default); an empty one sets no keys.
 type Keys struct {
 	// ComparisonKeys tell the points of a history apart (a framework
 	// version): runs sharing their values are one point.
-	ComparisonKeys []string
+	ComparisonKeys []string `yaml:"comparison_keys"`
 	// IgnoredKeys neither split histories nor tell points apart.
-	IgnoredKeys []string
+	IgnoredKeys []string `yaml:"ignored_keys"`
 	// SortingKeys order the entries of the report; never the history.
-	SortingKeys []string
-	// IgnoredEntries skip the runs, current or stored, matching any.
-	IgnoredEntries []Filter
+	SortingKeys []string `yaml:"sorting_keys"`
+	// IgnoredEntries are filters in the --filters syntax on labels
+	// ("label=v1:v2,label2=v"; the name test_uuid matches the run's
+	// test_uuid): the runs, current or stored, matching any are skipped.
+	IgnoredEntries []string `yaml:"ignored_entries"`
+}
+
+// Or returns k with the keys it leaves unset (nil) taken from defaults:
+// what seshat.yaml, the environment and the flags set (config.Apply ranks
+// those) over a workload's defaults, key by key.
+func (k Keys) Or(defaults Keys) Keys {
+	or := func(set, def []string) []string {
+		if set != nil {
+			return set
+		}
+		return def
+	}
+	return Keys{
+		ComparisonKeys: or(k.ComparisonKeys, defaults.ComparisonKeys),
+		IgnoredKeys:    or(k.IgnoredKeys, defaults.IgnoredKeys),
+		SortingKeys:    or(k.SortingKeys, defaults.SortingKeys),
+		IgnoredEntries: or(k.IgnoredEntries, defaults.IgnoredEntries),
+	}
+}
+
+// Filters parses the ignored entries; an error names the entry at fault.
+// An empty entry, or one naming something that is not a label, is refused.
+func (k Keys) Filters() ([]models.Filter, error) {
+	out := make([]models.Filter, 0, len(k.IgnoredEntries))
+	for _, s := range k.IgnoredEntries {
+		f, err := models.ParseFilter(s)
+		if err == nil && len(f) == 0 {
+			err = fmt.Errorf("empty filter")
+		}
+		if err == nil {
+			err = f.CheckLabelNames()
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // excluded tells whether a label is left out of the series key.
@@ -60,64 +104,15 @@ func (k Keys) comparison(labels map[string]string) (map[string]string, string) {
 	return cmp, strings.Join(parts, ", ")
 }
 
-// ignored tells whether a run matches one of the ignored entries.
-func (k Keys) ignored(testUUID string, labels map[string]string) bool {
-	return slices.ContainsFunc(k.IgnoredEntries, func(f Filter) bool { return f.Match(testUUID, labels) })
+// ignored tells whether a run matches one of the filters.
+func ignored(filters []models.Filter, testUUID string, labels map[string]string) bool {
+	return slices.ContainsFunc(filters, func(f models.Filter) bool { return matchRun(f, testUUID, labels) })
 }
 
-// canonical is an unambiguous text of a label set: sorted, NUL-separated.
-func canonical(labels map[string]string) string {
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(labels)) {
-		b.WriteString(name)
-		b.WriteByte(0)
-		b.WriteString(labels[name])
-		b.WriteByte(0)
-	}
-	return b.String()
-}
-
-// Filter selects runs by label: every label named must have one of its
-// values. The name test_uuid matches the run's test_uuid, so that one known
-// bad stored run can be skipped.
-type Filter map[string][]string
-
-// ParseFilter reads the --filters syntax: "label=v1:v2,label2=v".
-func ParseFilter(s string) (Filter, error) {
-	f := Filter{}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, fmt.Errorf("empty filter")
-	}
-	for _, part := range strings.Split(s, ",") {
-		name, values, ok := strings.Cut(part, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("filter %q: want label=value[:value...]", s)
-		}
-		if !models.IsSnakeCase(name) {
-			return nil, fmt.Errorf("filter %q: %q is not a label name (snake_case)", s, name)
-		}
-		f[name] = append(f[name], strings.Split(values, ":")...)
-	}
-	return f, nil
-}
-
-// ParseFilters reads one filter per item.
-func ParseFilters(items []string) ([]Filter, error) {
-	var out []Filter
-	for _, s := range items {
-		f, err := ParseFilter(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// Match tells whether a run matches the filter.
-func (f Filter) Match(testUUID string, labels map[string]string) bool {
+// matchRun tells whether a run matches a filter of ignored entries: the
+// name test_uuid matches the run's test_uuid, so that one known bad stored
+// run can be skipped.
+func matchRun(f models.Filter, testUUID string, labels map[string]string) bool {
 	for name, values := range f {
 		v, ok := labels[name]
 		if name == "test_uuid" {
@@ -130,10 +125,14 @@ func (f Filter) Match(testUUID string, labels map[string]string) bool {
 	return len(f) > 0
 }
 
-func (f Filter) String() string {
-	parts := make([]string, 0, len(f))
-	for _, name := range slices.Sorted(maps.Keys(f)) {
-		parts = append(parts, name+"="+strings.Join(f[name], ":"))
+// canonical is an unambiguous text of a label set: sorted, NUL-separated.
+func canonical(labels map[string]string) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(labels)) {
+		b.WriteString(name)
+		b.WriteByte(0)
+		b.WriteString(labels[name])
+		b.WriteByte(0)
 	}
-	return strings.Join(parts, ",")
+	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"math"
 	"reflect"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -24,34 +24,17 @@ import (
 // ack covers: reported, never failing.
 const StatusAcknowledged analyze.Status = "acknowledged"
 
-// Run is one current run: a payload of the parse (or of an LTS file).
+// Run is one current run: the record of a payload of the parse (or of an
+// LTS file), named. Its Labels are nil when it has no payload: it is then
+// not analysed, and Problems say why.
 type Run struct {
+	lts.Record
 	// Path names the run in messages: its entry path, or file[index].
-	Path     string
-	TestUUID string
-	Workload string
-	Start    time.Time
-	// Labels are nil when the run has no payload: it is not analysed.
-	Labels map[string]string
-	KPIs   map[string]models.KPIValue
+	Path string
 	// Problems say why the run has no payload or lacks KPIs (the warnings
 	// of its payload's assembly): the reason of a not-analyzed status.
 	Problems []string
 }
-
-// Record is one stored run as history reads it. Its maps may be shared
-// with other records: Analyze only reads them.
-type Record struct {
-	TestUUID string
-	Time     time.Time
-	Labels   map[string]string
-	Values   map[string]float64
-}
-
-// History yields the stored records whose labels match every label given
-// (each one of its values), ordered by time then test_uuid. It may yield
-// records with more labels: Analyze keeps those of the same series key.
-type History func(ctx context.Context, labels map[string][]string) iter.Seq2[Record, error]
 
 // DefaultBatchValues bounds the values of the varying label in one history
 // query.
@@ -60,7 +43,8 @@ const DefaultBatchValues = 500
 // Options configure Analyze.
 type Options struct {
 	Method analyze.Method
-	// Keys returns the keys of a workload; nil means no keys.
+	// Keys returns the keys of a workload (its defaults under what the
+	// user set, Keys.Or); nil means no keys.
 	Keys func(workload string) Keys
 	// Definition returns a workload's KPI definition (display format,
 	// ignored for regression); nil or false when unknown.
@@ -204,19 +188,24 @@ type series struct {
 	workload string
 	labels   map[string]string
 	key      string
-	records  []Record
+	records  []lts.Record
 	cmpKey   []string // per record: canonical comparison labels
 	cmpValue []string // per record: the comparison value people read
 }
 
-// Analyze judges every current run against its history.
-func Analyze(ctx context.Context, runs []Run, history History, opts Options) (*Report, error) {
+// Analyze judges every current run against its history: the records of
+// the store history. A workload's ignored entries that do not parse are an
+// error.
+func Analyze(ctx context.Context, runs []Run, history lts.Store, opts Options) (*Report, error) {
 	if opts.Method == nil {
 		return nil, errors.New("regression: no method")
 	}
-	a := &analysis{opts: opts, keys: map[string]Keys{}, rep: &Report{Method: opts.Method.Name(), Keys: map[string]Keys{}},
+	a := &analysis{opts: opts, keys: map[string]keyset{}, rep: &Report{Method: opts.Method.Name(), Keys: map[string]Keys{}},
 		current: map[string]bool{}, series: map[string]*series{}, ackUsed: make([]bool, len(opts.Acks))}
 	a.group(runs)
+	if a.err != nil {
+		return nil, a.err
+	}
 	if err := a.readHistory(ctx, history); err != nil {
 		return nil, err
 	}
@@ -229,20 +218,31 @@ func Analyze(ctx context.Context, runs []Run, history History, opts Options) (*R
 
 type analysis struct {
 	opts    Options
-	keys    map[string]Keys
+	keys    map[string]keyset
 	rep     *Report
 	current map[string]bool // test_uuids of the current runs
 	entries []*Entry
 	series  map[string]*series
 	ackUsed []bool
 	ignored map[string]bool
+	err     error // of the keys
 }
 
-func (a *analysis) keysOf(workload string) Keys {
+// keyset is the keys of a workload with its ignored entries parsed.
+type keyset struct {
+	Keys
+	filters []models.Filter
+}
+
+func (a *analysis) keysOf(workload string) keyset {
 	k, ok := a.keys[workload]
 	if !ok {
 		if a.opts.Keys != nil {
-			k = a.opts.Keys(workload)
+			k.Keys = a.opts.Keys(workload)
+		}
+		var err error
+		if k.filters, err = k.Filters(); err != nil && a.err == nil {
+			a.err = fmt.Errorf("workload %s: ignored entries: %w", workload, err)
 		}
 		a.keys[workload] = k
 	}
@@ -264,8 +264,8 @@ func (a *analysis) group(runs []Run) {
 			e = &Entry{Name: r.Path, Workload: r.Workload, noLabel: true}
 		} else {
 			k := a.keysOf(r.Workload)
-			a.rep.Keys[r.Workload] = k
-			if k.ignored(r.TestUUID, r.Labels) {
+			a.rep.Keys[r.Workload] = k.Keys
+			if ignored(k.filters, r.TestUUID, r.Labels) {
 				a.rep.Skipped = append(a.rep.Skipped, r.Path)
 				continue
 			}
@@ -288,7 +288,7 @@ func (a *analysis) group(runs []Run) {
 			a.entries = append(a.entries, e)
 		}
 		e.runs = append(e.runs, r)
-		e.Runs = append(e.Runs, RunRef{Path: r.Path, TestUUID: r.TestUUID, Start: r.Start})
+		e.Runs = append(e.Runs, RunRef{Path: r.Path, TestUUID: r.TestUUID, Start: r.Time})
 	}
 }
 
@@ -296,7 +296,7 @@ func (a *analysis) group(runs []Run) {
 // with the same label names that differ in one label only are asked
 // together, that label matching any of their values: the same records as
 // one query per series, in far fewer round trips.
-func (a *analysis) readHistory(ctx context.Context, history History) error {
+func (a *analysis) readHistory(ctx context.Context, history lts.Store) error {
 	batch := a.opts.BatchValues
 	if batch <= 0 {
 		batch = DefaultBatchValues
@@ -364,8 +364,8 @@ func mostVaried(members []*series) string {
 
 // query asks for the records of the series of sub: their common labels,
 // and vary among values when set.
-func (a *analysis) query(ctx context.Context, history History, workload string, sub []*series, vary string, values []string) error {
-	labels := map[string][]string{}
+func (a *analysis) query(ctx context.Context, history lts.Store, workload string, sub []*series, vary string, values []string) error {
+	labels := models.Filter{}
 	for k, v := range sub[0].labels {
 		if k != vary {
 			labels[k] = []string{v}
@@ -389,7 +389,7 @@ func (a *analysis) query(ctx context.Context, history History, workload string, 
 		cmpKey, cmpVal string
 	}
 	memo := map[unsafe.Pointer]derived{}
-	for rec, err := range history(ctx, labels) {
+	for rec, err := range history.Records(ctx, lts.Query{Labels: labels}) {
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
@@ -397,7 +397,7 @@ func (a *analysis) query(ctx context.Context, history History, workload string, 
 		case a.current[rec.TestUUID]:
 			a.rep.History.Excluded++
 			continue
-		case keys.ignored(rec.TestUUID, rec.Labels):
+		case ignored(keys.filters, rec.TestUUID, rec.Labels):
 			a.rep.History.Ignored++
 			continue
 		}
@@ -454,7 +454,7 @@ func (a *analysis) evaluate(e *Entry) {
 	names := map[string]bool{}
 	anyKPI := false
 	for _, r := range e.runs {
-		for name := range r.KPIs {
+		for name := range r.Values {
 			anyKPI = true
 			if a.wanted(e.Workload, name) {
 				names[name] = true
@@ -500,7 +500,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 	var values []float64
 	var first time.Time
 	for _, r := range e.runs {
-		v, ok := r.KPIs[name]
+		v, ok := r.KPI(name)
 		if !ok {
 			continue
 		}
@@ -508,8 +508,8 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
 		}
 		values = append(values, v.Value)
-		if first.IsZero() || r.Start.Before(first) {
-			first = r.Start
+		if first.IsZero() || r.Time.Before(first) {
+			first = r.Time
 		}
 	}
 	if len(values) == 0 && res.hasDef {

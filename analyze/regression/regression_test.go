@@ -13,52 +13,43 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
 var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 
-// memHistory is a store in memory: it answers label queries as the stores
-// do (each label one of its values, extra labels allowed), in time order,
-// and counts the queries.
+// memHistory is a store in memory (lts.Memory) that counts the label
+// queries regression analysis asks.
 type memHistory struct {
-	records []regression.Record
-	queries [][]string
+	*lts.Memory
+	payloads []*models.Payload
+	queries  [][]string
 }
 
+func newHistory(payloads ...*models.Payload) *memHistory {
+	return &memHistory{Memory: lts.NewMemory("memory", payloads...), payloads: payloads}
+}
+
+// add stores a run of workload pi.
 func (h *memHistory) add(uuid string, at time.Time, labels map[string]string, values map[string]float64) {
-	h.records = append(h.records, regression.Record{TestUUID: uuid, Time: at, Labels: labels, Values: values})
+	p := &models.Payload{Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi", Labels: labels}, KPIs: map[string]models.KPIValue{}}
+	for name, v := range values {
+		p.KPIs[name] = models.KPIValue{Value: v, Unit: "GFLOPS", Timestamp: at, TestUUID: uuid}
+	}
+	h.payloads = append(h.payloads, p)
+	if _, err := h.Put(context.Background(), []*models.Payload{p}); err != nil {
+		panic(err)
+	}
 }
 
-func (h *memHistory) history() regression.History {
-	return func(_ context.Context, labels map[string][]string) iter.Seq2[regression.Record, error] {
-		var q []string
-		for k, vs := range labels {
-			q = append(q, k+"="+strings.Join(vs, ":"))
-		}
-		slices.Sort(q)
-		h.queries = append(h.queries, q)
-		out := slices.Clone(h.records)
-		slices.SortStableFunc(out, func(a, b regression.Record) int {
-			if c := a.Time.Compare(b.Time); c != 0 {
-				return c
-			}
-			return strings.Compare(a.TestUUID, b.TestUUID)
-		})
-		return func(yield func(regression.Record, error) bool) {
-			for _, r := range out {
-				match := true
-				for k, vs := range labels {
-					if !slices.Contains(vs, r.Labels[k]) {
-						match = false
-					}
-				}
-				if match && !yield(r, nil) {
-					return
-				}
-			}
-		}
+func (h *memHistory) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, error] {
+	var labels []string
+	for _, name := range q.Labels.Names() {
+		labels = append(labels, name+"="+strings.Join(q.Labels[name], ":"))
 	}
+	h.queries = append(h.queries, labels)
+	return h.Memory.Records(ctx, q)
 }
 
 func labels(kv ...string) map[string]string {
@@ -72,9 +63,19 @@ func labels(kv ...string) map[string]string {
 var piKeys = regression.Keys{ComparisonKeys: []string{"version"}, IgnoredKeys: []string{"kernel"}, SortingKeys: []string{"size"}}
 
 func run(path, uuid, version, size string, rate float64) regression.Run {
-	return regression.Run{Path: path, TestUUID: uuid, Workload: "pi", Start: t0.Add(100 * time.Hour),
-		Labels: labels("version", version, "size", size, "kernel", "6.1"),
-		KPIs:   map[string]models.KPIValue{"rate": {Value: rate, Unit: "GFLOPS"}}}
+	r := regression.Run{Path: path, Record: lts.Record{TestUUID: uuid, Workload: "pi", Time: t0.Add(100 * time.Hour),
+		Labels: labels("version", version, "size", size, "kernel", "6.1")}}
+	setKPI(&r, "rate", models.KPIValue{Value: rate, Unit: "GFLOPS"})
+	return r
+}
+
+// setKPI gives a current run a KPI value.
+func setKPI(r *regression.Run, name string, v models.KPIValue) {
+	if r.Values == nil {
+		r.Values, r.Defs = map[string]float64{}, map[string]lts.KPIDef{}
+	}
+	r.Values[name] = v.Value
+	r.Defs[name] = lts.KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}
 }
 
 func analyseWith(t *testing.T, method string, h *memHistory, runs []regression.Run, tweak func(*regression.Options)) *regression.Report {
@@ -87,7 +88,7 @@ func analyseWith(t *testing.T, method string, h *memHistory, runs []regression.R
 	if tweak != nil {
 		tweak(&opts)
 	}
-	rep, err := regression.Analyze(context.Background(), runs, h.history(), opts)
+	rep, err := regression.Analyze(context.Background(), runs, h, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func pointLabels(ps []analyze.Point) string {
 // its records at the time of the earliest.
 func TestHistoryOrderedByTimeNotName(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	// v10 ran before v9 (a branch released later under a smaller number).
 	plant := []struct {
 		version string
@@ -161,7 +162,7 @@ func TestHistoryOrderedByTimeNotName(t *testing.T) {
 // keys, and a stored record with another label is another series.
 func TestSeriesKey(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	h.add("a", t0, labels("version", "v1", "size", "64", "kernel", "5.10", "run_id", "17"), map[string]float64{"rate": 50})
 	h.add("b", t0.Add(time.Hour), labels("version", "v2", "size", "64", "kernel", "6.1"), map[string]float64{"rate": 51})
 	h.add("c", t0.Add(2*time.Hour), labels("version", "v2", "size", "64", "blas", "mkl"), map[string]float64{"rate": 90})
@@ -180,12 +181,12 @@ func TestSeriesKey(t *testing.T) {
 // not its own history; ignored entries are skipped, current and stored.
 func TestCurrentRunsAndIgnoredEntriesLeftOut(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	h.add("old", t0, labels("version", "v1", "size", "64"), map[string]float64{"rate": 50})
 	h.add("bad", t0.Add(time.Hour), labels("version", "v1b", "size", "64"), map[string]float64{"rate": 5})
 	h.add("c1", t0.Add(2*time.Hour), labels("version", "v2", "size", "64"), map[string]float64{"rate": 40})
 	keys := piKeys
-	keys.IgnoredEntries = []regression.Filter{{"test_uuid": {"bad"}}, {"size": {"4096"}}}
+	keys.IgnoredEntries = []string{"test_uuid=bad", "size=4096"}
 	rep := analyseWith(t, "threshold", h, []regression.Run{run("cur", "c1", "v2", "64", 40), run("big", "c2", "v2", "4096", 1)},
 		func(o *regression.Options) { o.Keys = func(string) regression.Keys { return keys } })
 	if len(rep.Entries) != 1 || fmt.Sprint(rep.Skipped) != "[big]" {
@@ -204,12 +205,12 @@ func TestCurrentRunsAndIgnoredEntriesLeftOut(t *testing.T) {
 // point is their median; a run without the KPI is a warning.
 func TestRepeatsAreOneEntry(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	for i, v := range []float64{50, 51, 49, 50} {
 		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"), map[string]float64{"rate": v})
 	}
 	failed := run("r3", "c3", "v9", "64", 0)
-	failed.KPIs, failed.Problems = nil, []string{"exit code 1: no KPIs for a failed run"}
+	failed.Values, failed.Defs, failed.Problems = nil, nil, []string{"exit code 1: no KPIs for a failed run"}
 	rep := analyseWith(t, "zscore", h, []regression.Run{run("r1", "c1", "v9", "64", 30), run("r2", "c2", "v9", "64", 32), failed}, nil)
 	if len(rep.Entries) != 1 || len(rep.Entries[0].Runs) != 3 {
 		t.Fatalf("%d entries; want the three runs in one", len(rep.Entries))
@@ -229,9 +230,9 @@ func TestRepeatsAreOneEntry(t *testing.T) {
 func TestNoKPIAndNoHistory(t *testing.T) {
 	t.Parallel()
 	failed := run("failed", "c1", "v1", "512", 0)
-	failed.KPIs, failed.Problems = map[string]models.KPIValue{}, []string{"exit code 1: no KPIs for a failed run"}
+	failed.Values, failed.Defs, failed.Problems = map[string]float64{}, map[string]lts.KPIDef{}, []string{"exit code 1: no KPIs for a failed run"}
 	noPayload := regression.Run{Path: "broken", Problems: []string{"incomplete run"}}
-	rep := analyseWith(t, "edivisive", &memHistory{}, []regression.Run{failed, noPayload, run("new", "c2", "v1", "64", 50)}, nil)
+	rep := analyseWith(t, "edivisive", newHistory(), []regression.Run{failed, noPayload, run("new", "c2", "v1", "64", 50)}, nil)
 	got := map[string]string{}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
@@ -255,7 +256,7 @@ func TestNoKPIAndNoHistory(t *testing.T) {
 // one query, and the report is the one of a query per series.
 func TestBatchedQueriesAgree(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	var runs []regression.Run
 	for s, size := range []string{"64", "128", "256", "512", "1024"} {
 		for i := range 6 {
@@ -268,8 +269,8 @@ func TestBatchedQueriesAgree(t *testing.T) {
 	gpu := run("gpu", "g", "v9", "64", 100)
 	gpu.Labels["device"] = "gpu"
 	runs = append(runs, gpu)
-	batched := &memHistory{records: h.records}
-	perSeries := &memHistory{records: h.records}
+	batched := newHistory(h.payloads...)
+	perSeries := newHistory(h.payloads...)
 	a := analyseWith(t, "zscore", batched, runs, nil)
 	b := analyseWith(t, "zscore", perSeries, runs, func(o *regression.Options) { o.BatchValues = 1 })
 	if len(batched.queries) != 2 || len(perSeries.queries) != 6 {
@@ -302,13 +303,13 @@ func describe(rep *regression.Report) string {
 // does not fail; an unmatched ack is listed.
 func TestAcks(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	for i := range 4 {
 		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"),
 			map[string]float64{"rate": 50, "latency": 10})
 	}
 	cur := run("cur", "c1", "v9", "64", 40)
-	cur.KPIs["latency"] = models.KPIValue{Value: 12, Unit: "ms", LowerBetter: true}
+	setKPI(&cur, "latency", models.KPIValue{Value: 12, Unit: "ms", LowerBetter: true})
 	tests := []struct {
 		name, acks string
 		failing    int
@@ -327,7 +328,7 @@ func TestAcks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := analyseWith(t, "threshold", &memHistory{records: h.records}, []regression.Run{cur},
+			rep := analyseWith(t, "threshold", newHistory(h.payloads...), []regression.Run{cur},
 				func(o *regression.Options) { o.Acks = acks })
 			if rep.Summary.Failing != tt.failing || len(rep.UnusedAcks) != tt.unused ||
 				rep.Summary.Acknowledged != 2-tt.failing {
@@ -340,7 +341,7 @@ func TestAcks(t *testing.T) {
 // TestImprovementFailsOnlyWhenAsked.
 func TestImprovementFailsOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
-	h := &memHistory{}
+	h := newHistory()
 	for i := range 4 {
 		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"), map[string]float64{"rate": 50})
 	}
@@ -411,19 +412,31 @@ func FuzzReadAcks(f *testing.F) {
 	})
 }
 
-func TestParseFilter(t *testing.T) {
+// Keys the user set win over a workload's defaults key by key, an empty
+// list included; ignored entries parse as label filters or are refused.
+func TestKeys(t *testing.T) {
 	t.Parallel()
-	f, err := regression.ParseFilter("pi=import, backend=numpy:torch")
-	if err != nil || f.String() != "backend=numpy:torch,pi=import" {
-		t.Fatalf("%v %v", f, err)
+	defaults := regression.Keys{ComparisonKeys: []string{"version"}, IgnoredKeys: []string{"kernel"}, SortingKeys: []string{"size"}}
+	got := regression.Keys{IgnoredKeys: []string{}, SortingKeys: []string{"pi"}}.Or(defaults)
+	if fmt.Sprint(got) != fmt.Sprint(regression.Keys{ComparisonKeys: []string{"version"}, IgnoredKeys: []string{}, SortingKeys: []string{"pi"}}) ||
+		got.IgnoredKeys == nil {
+		t.Errorf("Or = %#v", got)
 	}
-	if !f.Match("", map[string]string{"pi": "import", "backend": "torch"}) || f.Match("", map[string]string{"pi": "import"}) {
-		t.Error("match")
+	fs, err := regression.Keys{IgnoredEntries: []string{"pi=import, backend=numpy:torch", "test_uuid=x"}}.Filters()
+	if err != nil || len(fs) != 2 || fs[0].String() != "backend=numpy:torch,pi=import" {
+		t.Fatalf("%v %v", fs, err)
 	}
 	for _, bad := range []string{"", "pi", "Pi=x"} {
-		if _, err := regression.ParseFilter(bad); err == nil {
+		if _, err := (regression.Keys{IgnoredEntries: []string{bad}}).Filters(); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// A workload whose keys do not parse fails the analysis.
+	m, _ := analyze.New("threshold", analyze.Params{})
+	_, err = regression.Analyze(context.Background(), []regression.Run{run("cur", "c1", "v2", "64", 40)}, newHistory(),
+		regression.Options{Method: m, Keys: func(string) regression.Keys { return regression.Keys{IgnoredEntries: []string{"Pi=x"}} }})
+	if err == nil || !strings.Contains(err.Error(), "workload pi: ignored entries") {
+		t.Errorf("Analyze with a bad ignored entry: %v", err)
 	}
 }
 

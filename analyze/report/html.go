@@ -13,6 +13,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // FigureDir is the directory of the HTML report's figures, relative to
@@ -130,8 +131,11 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	for _, wl := range slices.Sorted(maps.Keys(rep.Keys)) {
 		k := rep.Keys[wl]
 		var filters []string
-		for _, f := range k.IgnoredEntries {
-			filters = append(filters, f.String())
+		for _, text := range k.IgnoredEntries {
+			if f, err := models.ParseFilter(text); err == nil {
+				text = f.String() // names sorted, as every filter is shown
+			}
+			filters = append(filters, text)
 		}
 		pg.Keys = append(pg.Keys, htmlKeys{Workload: wl, Comparison: list(k.ComparisonKeys), Ignored: list(k.IgnoredKeys),
 			Sorting: list(k.SortingKeys), IgnoredEntries: list(filters)})

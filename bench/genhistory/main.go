@@ -14,6 +14,7 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	_ "github.com/seshat-bench/seshat/lts/sqlite" // the sqlite: store
 )
 
 func main() {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -59,9 +58,9 @@ func TestCLIReferenceCoversTree(t *testing.T) {
 			}
 		})
 	}
-	for _, k := range configKeys(reflect.TypeFor[config.File](), "") {
-		if !strings.Contains(doc, "| `"+k.key+"` |") {
-			t.Errorf("config key %s is not listed", k.key)
+	for _, k := range config.Keys() {
+		if !strings.Contains(doc, "| `"+k.Name+"` |") {
+			t.Errorf("config key %s is not listed", k.Name)
 		}
 	}
 }
@@ -88,15 +87,6 @@ func visibleCommands(c *cobra.Command) []*cobra.Command {
 	return out
 }
 
-// envOnly are the environment variables that mirror no flag.
-var envOnly = []struct{ name, what string }{
-	{"SESHAT_CONFIG", "the config file, as `--config`"},
-	{"SESHAT_IGNORE_CACHE", "`1` ignores every parse cache, as `--no-cache`"},
-	{"SESHAT_RESULTS_BASE_URL", "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
-	{"SESHAT_OPENSEARCH_USERNAME", "user name for OpenSearch (basic authentication); never printed"},
-	{"SESHAT_OPENSEARCH_PASSWORD", "its password, unless `--password-file` names a file holding it; never printed"},
-}
-
 var exitCodes = []struct {
 	code exitcode.Code
 	what string
@@ -121,6 +111,11 @@ func renderCLIReference(root *cobra.Command) string {
 	w("comma-separated), and many by a key of the config file, `seshat.yaml` in the current\n")
 	w("directory or `--config FILE`. The command line wins over the environment, which wins over\n")
 	w("the file. Unknown config keys are errors naming the key and line.\n\n")
+	w("`--filters` has one syntax everywhere, `k=v1:v2,k2=v` (every key must take one of its values),\n")
+	w("and one of two meanings, said in each verb's table: the verbs that parse a results directory\n")
+	w("(`parse`, `kpis`, `upload`, `visualize`, `regression`) select entries by *setting*, values\n")
+	w("read as YAML (`matrix_size=512` matches the number); `history` selects stored runs by *KPI\n")
+	w("label*, values compared as text, as `regression --ignored-entries` does.\n\n")
 
 	w("## Exit status\n\n| status | meaning |\n|---|---|\n")
 	for _, e := range exitCodes {
@@ -130,8 +125,8 @@ func renderCLIReference(root *cobra.Command) string {
 	w("go to stderr and do not change it.\n\n")
 
 	w("## Environment\n\nBeside the `SESHAT_<FLAG>` variables:\n\n| variable | meaning |\n|---|---|\n")
-	for _, e := range envOnly {
-		w("| `%s` | %s |\n", e.name, e.what)
+	for _, v := range config.Variables {
+		w("| `%s` | %s |\n", v.Name, v.Meaning)
 	}
 	w("\n## Global flags\n\nEvery command takes them.\n\n")
 	writeFlags(&b, root.PersistentFlags())
@@ -166,13 +161,13 @@ func renderCLIReference(root *cobra.Command) string {
 	w("complete example). A key no flag reads yet is accepted and ignored.\n\n")
 	w("| key | type | flags |\n|---|---|---|\n")
 	bound := boundKeys(root)
-	for _, k := range configKeys(reflect.TypeFor[config.File](), "") {
-		flags := bound[k.key]
+	for _, k := range config.Keys() {
+		flags := bound[k.Name]
 		cell := "—"
 		if len(flags) > 0 {
 			cell = strings.Join(flags, ", ")
 		}
-		w("| `%s` | %s | %s |\n", k.key, k.typ, cell)
+		w("| `%s` | %s | %s |\n", k.Name, k.Type, cell)
 	}
 	return b.String()
 }
@@ -196,8 +191,8 @@ func writeFlags(b *strings.Builder, fs *pflag.FlagSet) {
 			def = "`" + def + "`"
 		}
 		key := ""
-		if keys := f.Annotations["seshat_config_key"]; len(keys) > 0 {
-			key = "`" + keys[0] + "`"
+		if k := config.BoundKey(f); k != "" {
+			key = "`" + k + "`"
 		}
 		env := "`" + config.EnvName(f.Name) + "`"
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", name, flagType(f), def, env, key, cell(usage))
@@ -224,50 +219,10 @@ func boundKeys(root *cobra.Command) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range visibleCommands(root) {
 		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
-			if keys := f.Annotations["seshat_config_key"]; len(keys) > 0 {
-				out[keys[0]] = append(out[keys[0]], fmt.Sprintf("`%s --%s`", c.Name(), f.Name))
+			if key := config.BoundKey(f); key != "" {
+				out[key] = append(out[key], fmt.Sprintf("`%s --%s`", c.Name(), f.Name))
 			}
 		})
 	}
 	return out
-}
-
-type configKey struct{ key, typ string }
-
-// configKeys lists the leaf keys of the config file type by their yaml
-// tags, in declaration order.
-func configKeys(t reflect.Type, prefix string) []configKey {
-	var out []configKey
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		key := prefix + name
-		ft := f.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		switch ft.Kind() {
-		case reflect.Struct:
-			out = append(out, configKeys(ft, key+".")...)
-		case reflect.Slice:
-			out = append(out, configKey{key, "list of " + kindName(ft.Elem().Kind())})
-		default:
-			out = append(out, configKey{key, kindName(ft.Kind())})
-		}
-	}
-	return out
-}
-
-func kindName(k reflect.Kind) string {
-	switch k {
-	case reflect.Int, reflect.Int64:
-		return "integer"
-	case reflect.Float64:
-		return "number"
-	default:
-		return k.String()
-	}
 }

@@ -21,12 +21,13 @@ every KPI; --format json writes one record per payload with all its labels
 and KPI values, for scripts. No match exits 3.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			g.credentials(&o.Connection)
 			return pipeline.History(cmd.Context(), g.env(), o)
 		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
-	f.StringVar(&o.Filters, "filters", "", "select payloads by label: label=v1:v2,label2=v")
+	f.StringVar(&o.Filters, "filters", "", "select payloads by KPI label: label=v1:v2,label2=v (values compared as text)")
 	f.StringVar(&o.Since, "since", "", "only runs started at or after this time (RFC 3339 or YYYY-MM-DD)")
 	f.StringVar(&o.Until, "until", "", "only runs started before this time (RFC 3339 or YYYY-MM-DD)")
 	f.StringVar(&o.Format, "format", pipeline.FormatTable, "output format: table or json")

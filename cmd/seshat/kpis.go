@@ -25,14 +25,13 @@ OpenSearch KPI index. A KPI that cannot be computed is left out with a warning.`
 	f := cmd.Flags()
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
-	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
-	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	f.StringVar(&o.Filters, "filters", "", "select entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
+	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.Format, "format", pipeline.FormatOpenMetrics, "output format: openmetrics or json")
 	f.StringVar(&o.Output, "output", "-", "write to FILE (- for stdout)")
 	f.BoolVar(&o.Pretty, "pretty", false, "indent JSON output")
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "parse.filters")
-	config.BindKey(f, "no-cache", "parse.no_cache")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
 	"testing"
 )
 
@@ -29,9 +30,10 @@ func runSeshat(t *testing.T, env map[string]string, args ...string) result {
 			v, ok := env[k]
 			return v, ok
 		},
-		stdin:  &bytes.Buffer{},
-		stdout: &stdout,
-		stderr: &stderr,
+		environ: os.Environ(),
+		stdin:   &bytes.Buffer{},
+		stdout:  &stdout,
+		stderr:  &stderr,
 	}
 	code := execute(p)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}

@@ -20,14 +20,13 @@ func newParseCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
-	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
+	f.StringVar(&o.Filters, "filters", "", "select entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
 	f.StringVar(&o.OutputMatrix, "output-matrix", "", "write the matrix document to FILE (- for stdout)")
 	f.StringVar(&o.OutputLTS, "output-lts", "", "write the LTS payloads of the complete entries, strictly validated, to FILE (- for stdout)")
 	f.BoolVar(&o.Pretty, "pretty", false, "indent JSON output")
-	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	addNoCacheFlag(f, &o.NoCache)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "parse.filters")
-	config.BindKey(f, "no-cache", "parse.no_cache")
 	return cmd
 }

@@ -16,6 +16,7 @@ type process struct {
 	ctx       context.Context
 	args      []string
 	getenv    func(string) (string, bool)
+	environ   []string // the base environment of the processes seshat starts
 	stdin     io.Reader
 	stdout    io.Writer
 	stderr    io.Writer
@@ -29,6 +30,7 @@ func osProcess() *process {
 		ctx:       ctx,
 		args:      os.Args[1:],
 		getenv:    os.LookupEnv,
+		environ:   os.Environ(),
 		stdin:     os.Stdin,
 		stdout:    os.Stdout,
 		stderr:    os.Stderr,

@@ -12,7 +12,6 @@ import (
 func newRegressionCmd(g *globals) *cobra.Command {
 	var o pipeline.RegressionOptions
 	var threshold float64
-	var comparison, ignored, sorting, ignoredEntries []string
 	cmd := &cobra.Command{
 		Use:   "regression",
 		Short: "Judge the current runs' KPIs against their history and fail CI on regressions",
@@ -33,27 +32,13 @@ for improvements with --fail-on-improvement), 3 when there is no current
 entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			f := cmd.Flags()
-			// A key list set by a flag, the environment or seshat.yaml
-			// (all three mark the flag changed) overrides the workload's
-			// default, even when empty.
-			set := func(name string, v []string) []string {
-				if !f.Changed(name) {
-					return nil
-				}
-				return append([]string{}, v...)
-			}
-			o.ComparisonKeys, o.IgnoredKeys = set("comparison-keys", comparison), set("ignored-keys", ignored)
-			o.SortingKeys, o.IgnoredEntries = set("sorting-keys", sorting), set("ignored-entries", ignoredEntries)
-			if f.Changed("threshold") {
+			if cmd.Flags().Changed("threshold") {
 				o.Params.ZThreshold, o.Params.ChangePercent = threshold, threshold
 			}
-			if !f.Changed("history") {
-				o.History = configuredStore(g)
+			if f := g.settings.File; f != nil && f.File.Regression.Enabled != nil {
+				o.Disabled = !*f.File.Regression.Enabled
 			}
-			if g.cfg != nil && g.cfg.File.Regression.Enabled != nil {
-				o.Disabled = !*g.cfg.File.Regression.Enabled
-			}
+			g.credentials(&o.Connection)
 			return pipeline.Regression(cmd.Context(), g.env(), o)
 		}),
 	}
@@ -61,18 +46,20 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory of the current runs (parsed, cached)")
 	f.StringVar(&o.LTSFile, "lts", "", "LTS file of the current runs (parse --output-lts)")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
-	f.StringVar(&o.Filters, "filters", "", "select current entries: key=v1:v2,key2=v")
-	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
-	f.StringVar(&o.History, "history", lts.DefaultStoreURL, "history store: sqlite:PATH or http(s)://host:port (OpenSearch)")
+	f.StringVar(&o.Filters, "filters", "", "select current entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
+	addNoCacheFlag(f, &o.NoCache)
+	f.StringVar(&o.History, "history", lts.DefaultStoreURL, "history store: sqlite:PATH or http(s)://host:port (OpenSearch); unset, the store uploads go to (SESHAT_STORE, lts.store)")
 	f.StringVar(&o.Method, "method", analyze.DefaultMethod, "method: edivisive, zscore, mannwhitney or threshold")
 	f.IntVar(&o.Params.WindowLen, "window-len", 50, "edivisive: points per window")
 	f.Float64Var(&o.Params.MaxPValue, "max-pvalue", 0.001, "edivisive: largest p-value of a change kept")
 	f.Float64Var(&o.Params.MinMagnitude, "min-magnitude", 0, "edivisive: smallest relative change kept (0.05 = 5%)")
 	f.Float64Var(&threshold, "threshold", 0, "zscore: |z| limit (default 3); threshold: change in percent (default 10)")
-	f.StringSliceVar(&comparison, "comparison-keys", nil, "labels telling history points apart (default: the workload's)")
-	f.StringSliceVar(&ignored, "ignored-keys", nil, "labels left out of the series key (default: the workload's)")
-	f.StringSliceVar(&sorting, "sorting-keys", nil, "labels ordering the report's entries (default: the workload's)")
-	f.StringArrayVar(&ignoredEntries, "ignored-entries", nil, "skip runs matching label=v1:v2,label2=v (repeat for several)")
+	// Set by a flag, the environment or seshat.yaml, a key list overrides
+	// the workload's default, even when empty; unset, it stays nil.
+	f.StringSliceVar(&o.Keys.ComparisonKeys, "comparison-keys", nil, "labels telling history points apart (default: the workload's)")
+	f.StringSliceVar(&o.Keys.IgnoredKeys, "ignored-keys", nil, "labels left out of the series key (default: the workload's)")
+	f.StringSliceVar(&o.Keys.SortingKeys, "sorting-keys", nil, "labels ordering the report's entries (default: the workload's)")
+	f.StringArrayVar(&o.Keys.IgnoredEntries, "ignored-entries", nil, "skip runs matching label=v1:v2,label2=v (repeat for several)")
 	f.StringVar(&o.Ack, "ack", "", "YAML or JSON file of acknowledged regressions: [{test_uuid or comparison, kpi, reason}]")
 	f.StringVar(&o.ReportDir, "report-dir", pipeline.DefaultRegressionReportDir, "directory of the reports")
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
@@ -83,8 +70,9 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
-	config.BindKey(f, "no-cache", "parse.no_cache")
 	config.BindKey(f, "history", "regression_analyses.history")
+	// Without one of its own, the history is the store uploads go to.
+	config.BindFallback(f, "history", config.EnvName("store"), "lts.store")
 	config.BindKey(f, "method", "regression_analyses.method")
 	config.BindKey(f, "window-len", "regression_analyses.window_len")
 	config.BindKey(f, "max-pvalue", "regression_analyses.max_pvalue")
@@ -98,17 +86,4 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "fail-on-regression", "regression_analyses.fail_on_regression")
 	config.BindKey(f, "fail-on-improvement", "regression_analyses.fail_on_improvement")
 	return cmd
-}
-
-// configuredStore is the history when regression_analyses.history is not
-// set: the store uploads go to (SESHAT_STORE, then lts.store in the config
-// file), else the default store.
-func configuredStore(g *globals) string {
-	if v, ok := g.p.getenv("SESHAT_STORE"); ok && v != "" {
-		return v
-	}
-	if g.cfg != nil && g.cfg.File.LTS.Store != "" {
-		return g.cfg.File.LTS.Store
-	}
-	return lts.DefaultStoreURL
 }

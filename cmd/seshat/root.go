@@ -7,28 +7,32 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
-	_ "github.com/seshat-bench/seshat/workloads/pi" // registers the pi workload
+	_ "github.com/seshat-bench/seshat/lts/opensearch" // registers the http(s):// stores
+	_ "github.com/seshat-bench/seshat/lts/sqlite"     // registers the sqlite: store
+	_ "github.com/seshat-bench/seshat/workloads/pi"   // registers the pi workload
 )
 
-// globals is what every verb receives: the process, the loaded config and
-// the logger, ready once the root's PersistentPreRunE has run.
+// globals is what every verb receives: the process, the resolved settings
+// and the logger, ready once the root's PersistentPreRunE has run.
 type globals struct {
 	p          *process
 	configPath string
 	verbose    bool
 	quiet      bool
-	cfg        *config.Loaded
+	settings   *config.Settings
 	log        *slog.Logger
 }
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
-	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Getenv: g.p.getenv}
+	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
+		Environ: g.p.environ, ResultsBaseURL: g.settings.ResultsBaseURL}
 }
 
 func newRootCmd(p *process) *cobra.Command {
@@ -114,29 +118,24 @@ func verbs(g *globals) []*cobra.Command {
 	}
 }
 
-// setup resolves the config file and applies config < env < flags.
+// setup resolves every setting of the command (config.Resolve: file < env
+// < flags) and sets the logger up.
 func (g *globals) setup(cmd *cobra.Command) error {
-	path, explicit := g.configPath, cmd.Flags().Changed("config")
-	if !explicit {
-		if v, ok := g.p.getenv(config.EnvName("config")); ok && v != "" {
-			path, explicit = v, true
-		} else {
-			path = config.DefaultFile
-		}
-	}
-	var cfg *config.Loaded
-	if needsConfig(cmd) || explicit {
-		var err error
-		if cfg, err = config.Load(path, explicit); err != nil {
-			return err
-		}
-	}
-	g.cfg = cfg
-	if err := config.Apply(cmd, g.p.getenv, cfg); err != nil {
+	settings, err := config.Resolve(cmd, g.p.getenv, needsConfig(cmd))
+	if err != nil {
 		return err
 	}
+	g.settings = settings
 	g.log = logging.New(g.p.stderr, g.verbose, g.quiet)
 	return nil
+}
+
+// addNoCacheFlag declares --no-cache, of every verb that parses a results
+// directory.
+func addNoCacheFlag(f *pflag.FlagSet, noCache *bool) {
+	f.BoolVar(noCache, "no-cache", false, "ignore parse caches (also "+config.EnvIgnoreCache+"=1)")
+	config.BindKey(f, "no-cache", "parse.no_cache")
+	config.BindEnv(f, "no-cache", config.EnvIgnoreCache)
 }
 
 // noArgs refuses positional arguments with an InvalidInput error.

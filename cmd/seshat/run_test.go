@@ -268,7 +268,7 @@ func TestRunCommandInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
 	p := &process{ctx: ctx, args: []string{"run", "--benchmark", bench, "--results-dir", results},
-		getenv: func(string) (string, bool) { return "", false }, stdin: &bytes.Buffer{}, stdout: &stdout, stderr: &stderr}
+		getenv: func(string) (string, bool) { return "", false }, environ: os.Environ(), stdin: &bytes.Buffer{}, stdout: &stdout, stderr: &stderr}
 	done := make(chan int, 1)
 	go func() { done <- execute(p) }()
 	var pid string

@@ -24,6 +24,7 @@ exits 3. OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME and
 SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			g.credentials(&o.Connection)
 			return pipeline.Upload(cmd.Context(), g.env(), o)
 		}),
 	}
@@ -31,8 +32,8 @@ SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse and upload")
 	f.StringVar(&o.LTSFile, "lts", "", "upload the payloads of this LTS file (parse --output-lts) instead")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
-	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
-	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	f.StringVar(&o.Filters, "filters", "", "select entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
+	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list what would be stored, store nothing")
 	f.BoolVar(&o.Export, "opensearch-export", false, "also upload to the OpenSearch at --opensearch-url")
@@ -42,12 +43,17 @@ SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "parse.filters")
-	config.BindKey(f, "no-cache", "parse.no_cache")
 	config.BindKey(f, "store", "lts.store")
 	config.BindKey(f, "opensearch-export", "lts.opensearch.export.enabled")
 	config.BindKey(f, "opensearch-url", "lts.opensearch.url")
 	config.BindKey(f, "fail-on-error", "lts.opensearch.fail_on_error")
 	return cmd
+}
+
+// credentials gives a connection the OpenSearch credentials of the
+// environment (SESHAT_OPENSEARCH_USERNAME, SESHAT_OPENSEARCH_PASSWORD).
+func (g *globals) credentials(c *pipeline.StoreConnection) {
+	c.Username, c.Password = g.settings.OpenSearchUsername, lts.Secret(g.settings.OpenSearchPassword)
 }
 
 // addConnectionFlags declares how to reach an OpenSearch store, for upload

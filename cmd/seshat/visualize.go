@@ -24,14 +24,15 @@ workloads found. Unknown names exit 4 listing the known ones.`,
   seshat visualize --results-dir results --plots plots.yaml --history lts.json --output-dir reports`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			g.credentials(&o.Connection)
 			return pipeline.Visualize(cmd.Context(), g.env(), o)
 		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to draw")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
-	f.StringVar(&o.Filters, "filters", "", "select entries: key=v1:v2,key2=v")
-	f.BoolVar(&o.NoCache, "no-cache", false, "ignore parse caches (also SESHAT_IGNORE_CACHE=1)")
+	f.StringVar(&o.Filters, "filters", "", "select entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
+	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.PlotsFile, "plots", "", "plots.yaml: visualize: [{id, generate: [...], filters: [...]}]")
 	f.StringArrayVar(&o.Generate, "generate", nil, `report or plot to draw, "report: NAME" or "plot: NAME" (repeat for several; wins over --plots)`)
 	f.StringVar(&o.History, "history", "", "KPI history for the KPI history report: an LTS store (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (seshat parse --output-lts)")
@@ -42,7 +43,6 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "plots.filters")
-	config.BindKey(f, "no-cache", "parse.no_cache")
 	config.BindKey(f, "plots", "plots.file")
 	config.BindKey(f, "generate", "plots.generate")
 	config.BindKey(f, "history", "plots.history")

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/parsers"
 )
@@ -84,15 +85,13 @@ type ExportConfig struct {
 	Enabled *bool `yaml:"enabled"`
 }
 
-// Regression is the `regression_analyses` section.
+// Regression is the `regression_analyses` section. Its keys are the
+// analysis' own type, regression.Keys, inlined.
 type Regression struct {
-	Enabled           *bool    `yaml:"enabled"`
-	Method            string   `yaml:"method"`
-	History           string   `yaml:"history"`
-	ComparisonKeys    []string `yaml:"comparison_keys"`
-	IgnoredKeys       []string `yaml:"ignored_keys"`
-	SortingKeys       []string `yaml:"sorting_keys"`
-	IgnoredEntries    []string `yaml:"ignored_entries"`
+	Enabled           *bool  `yaml:"enabled"`
+	Method            string `yaml:"method"`
+	History           string `yaml:"history"`
+	regression.Keys   `yaml:",inline"`
 	FailOnRegression  *bool    `yaml:"fail_on_regression"`
 	FailOnImprovement *bool    `yaml:"fail_on_improvement"`
 	Ack               string   `yaml:"ack"`
@@ -256,13 +255,64 @@ func (l *Loaded) lookup(key string) *yaml.Node {
 	return cur
 }
 
-const keyAnnotation = "seshat_config_key"
+// Flag annotations: the config key a flag mirrors, further environment
+// variables that set it, and the settings it falls back on.
+const (
+	keyAnnotation      = "seshat_config_key"
+	envAnnotation      = "seshat_env_alias"
+	fallbackAnnotation = "seshat_fallback"
+)
 
 // BindKey records that flag name of fs mirrors the config key (dotted path).
 func BindKey(fs *pflag.FlagSet, name, key string) {
-	if err := fs.SetAnnotation(name, keyAnnotation, []string{key}); err != nil {
-		panic(err) // programming error: the flag does not exist
+	annotate(fs, name, keyAnnotation, key)
+}
+
+// BindEnv makes the environment variable env set flag name too, when the
+// flag's own SESHAT_<FLAG> does not: an older or shared name
+// (SESHAT_IGNORE_CACHE for --no-cache).
+func BindEnv(fs *pflag.FlagSet, name, env string) {
+	annotate(fs, name, envAnnotation, env)
+}
+
+// BindFallback makes flag name, when its own variable and key leave it
+// unset, take the value of another setting: its environment variable env,
+// else its config key. `regression --history` falls back on the store
+// uploads go to (SESHAT_STORE, lts.store).
+func BindFallback(fs *pflag.FlagSet, name, env, key string) {
+	annotate(fs, name, fallbackAnnotation, env, key)
+}
+
+func annotate(fs *pflag.FlagSet, name, annotation string, values ...string) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("config: no flag --" + name) // programming error
 	}
+	if f.Annotations == nil {
+		f.Annotations = map[string][]string{}
+	}
+	f.Annotations[annotation] = append(f.Annotations[annotation], values...)
+}
+
+// BoundKey is the config key flag f mirrors, "" when none.
+func BoundKey(f *pflag.Flag) string {
+	if keys := f.Annotations[keyAnnotation]; len(keys) > 0 {
+		return keys[0]
+	}
+	return ""
+}
+
+// ReadKeys are every config key flag f reads: its own, then its fallbacks'.
+func ReadKeys(f *pflag.Flag) []string {
+	var out []string
+	if k := BoundKey(f); k != "" {
+		out = append(out, k)
+	}
+	fb := f.Annotations[fallbackAnnotation]
+	for i := 1; i < len(fb); i += 2 {
+		out = append(out, fb[i])
+	}
+	return out
 }
 
 // EnvName is the environment variable mirroring a flag: SESHAT_ + upper-cased
@@ -272,63 +322,88 @@ func EnvName(flag string) string {
 }
 
 // Apply fills every flag of cmd the user did not set on the command line,
-// first from the environment, else from the config file. This is the one
-// place the precedence file < env < flags is decided. An empty environment
-// variable counts as unset. Bad values are InvalidInput errors naming the
-// variable, or the config file, line and key.
+// from the first source that has a value, in this order: the flag's
+// environment variables (SESHAT_<FLAG>, then those of BindEnv), its config
+// key, then its fallbacks (BindFallback: their variable, then their key).
+// This is where the precedence file < env < flags is decided (Resolve calls
+// it for every verb). An empty environment variable counts as unset. Bad
+// values are InvalidInput errors naming the variable, or the config file,
+// line and key.
 func Apply(cmd *cobra.Command, getenv func(string) (string, bool), cfg *Loaded) error {
 	var errs []error
+	fromEnv := func(f *pflag.Flag, env string) bool {
+		v, ok := getenv(env)
+		if !ok || v == "" {
+			return false
+		}
+		if err := setFlag(f, v, splitList(v)); err != nil {
+			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", env, v, f.Name, err))
+		}
+		return true
+	}
+	fromFile := func(f *pflag.Flag, key string) bool {
+		if cfg == nil || key == "" {
+			return false
+		}
+		n := cfg.lookup(key)
+		if n == nil {
+			return false
+		}
+		if err := setFromNode(f, n, fmt.Sprintf("config file %s:%d: key %s", cfg.Path, n.Line, key)); err != nil {
+			errs = append(errs, err)
+		}
+		return true
+	}
 	visit := func(f *pflag.Flag) {
 		if f.Changed || f.Name == "help" {
 			return
 		}
-		env := EnvName(f.Name)
-		if v, ok := getenv(env); ok && v != "" {
-			if err := setFlag(f, v, splitList(v)); err != nil {
-				errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", env, v, f.Name, err))
-			}
-			return
-		}
-		if cfg == nil {
-			return
-		}
-		keys := f.Annotations[keyAnnotation]
-		if len(keys) == 0 {
-			return
-		}
-		n := cfg.lookup(keys[0])
-		if n == nil {
-			return
-		}
-		source := fmt.Sprintf("config file %s:%d: key %s", cfg.Path, n.Line, keys[0])
-		var value string
-		var list []string
-		switch n.Kind {
-		case yaml.ScalarNode:
-			value, list = n.Value, splitList(n.Value)
-		case yaml.SequenceNode:
-			if _, isSlice := f.Value.(pflag.SliceValue); !isSlice {
-				errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: a list is not valid here", source))
+		envs := append([]string{EnvName(f.Name)}, f.Annotations[envAnnotation]...)
+		for _, env := range envs {
+			if fromEnv(f, env) {
 				return
 			}
-			for _, item := range n.Content {
-				if item.Kind != yaml.ScalarNode {
-					errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: list items must be single values", source))
-					return
-				}
-				list = append(list, item.Value)
-			}
-		default:
-			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: a mapping is not valid here", source))
+		}
+		if fromFile(f, BoundKey(f)) {
 			return
 		}
-		if err := setFlag(f, value, list); err != nil {
-			errs = append(errs, exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", source, n.Value, f.Name, err))
+		fb := f.Annotations[fallbackAnnotation]
+		for i := 0; i+1 < len(fb); i += 2 {
+			if fromEnv(f, fb[i]) || fromFile(f, fb[i+1]) {
+				return
+			}
 		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
 	return errors.Join(errs...)
+}
+
+// setFromNode sets a flag from the YAML node of its key; source names the
+// key in errors.
+func setFromNode(f *pflag.Flag, n *yaml.Node, source string) error {
+	var value string
+	var list []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		value, list = n.Value, splitList(n.Value)
+	case yaml.SequenceNode:
+		if _, isSlice := f.Value.(pflag.SliceValue); !isSlice {
+			return exitcode.Errorf(exitcode.InvalidInput, "%s: a list is not valid here", source)
+		}
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return exitcode.Errorf(exitcode.InvalidInput, "%s: list items must be single values", source)
+			}
+			list = append(list, item.Value)
+		}
+	default:
+		return exitcode.Errorf(exitcode.InvalidInput, "%s: a mapping is not valid here", source)
+	}
+	if err := setFlag(f, value, list); err != nil {
+		return exitcode.Errorf(exitcode.InvalidInput, "%s: invalid value %q for --%s: %v", source, n.Value, f.Name, err)
+	}
+	return nil
 }
 
 // setFlag sets a flag as if given on the command line: slices take list,

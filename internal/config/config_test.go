@@ -225,3 +225,96 @@ func TestEnvName(t *testing.T) {
 		}
 	}
 }
+
+// An alias variable sets its flag after the flag's own variable; a
+// fallback fills a flag its own sources leave unset, its variable over its
+// key, and never over the flag's own key.
+func TestApplyAliasAndFallback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, config string
+		env          map[string]string
+		noCache      bool
+		history      string
+	}{
+		{"defaults", "", nil, false, "default"},
+		{"alias", "", map[string]string{"SESHAT_IGNORE_CACHE": "1"}, true, "default"},
+		{"own variable over alias", "", map[string]string{"SESHAT_NO_CACHE": "false", "SESHAT_IGNORE_CACHE": "1"}, false, "default"},
+		{"fallback key", "lts:\n  store: sqlite:up.db\n", nil, false, "sqlite:up.db"},
+		{"fallback variable over fallback key", "lts:\n  store: sqlite:up.db\n", map[string]string{"SESHAT_STORE": "sqlite:env.db"}, false, "sqlite:env.db"},
+		{"own key over fallback", "lts:\n  store: sqlite:up.db\nregression_analyses:\n  history: sqlite:hist.db\n",
+			map[string]string{"SESHAT_STORE": "sqlite:env.db"}, false, "sqlite:hist.db"},
+		{"own variable over all", "regression_analyses:\n  history: sqlite:hist.db\n",
+			map[string]string{"SESHAT_HISTORY": "sqlite:mine.db", "SESHAT_STORE": "sqlite:env.db"}, false, "sqlite:mine.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := Parse("seshat.yaml", []byte(tt.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var noCache bool
+			var history string
+			cmd := &cobra.Command{Use: "x"}
+			f := cmd.Flags()
+			f.BoolVar(&noCache, "no-cache", false, "")
+			f.StringVar(&history, "history", "default", "")
+			BindKey(f, "no-cache", "parse.no_cache")
+			BindEnv(f, "no-cache", EnvIgnoreCache)
+			BindKey(f, "history", "regression_analyses.history")
+			BindFallback(f, "history", "SESHAT_STORE", "lts.store")
+			getenv := func(k string) (string, bool) { s, ok := tt.env[k]; return s, ok }
+			if err := Apply(cmd, getenv, cfg); err != nil {
+				t.Fatal(err)
+			}
+			if noCache != tt.noCache || history != tt.history {
+				t.Errorf("no-cache %v, history %q; want %v, %q", noCache, history, tt.noCache, tt.history)
+			}
+			if got := ReadKeys(f.Lookup("history")); !reflect.DeepEqual(got, []string{"regression_analyses.history", "lts.store"}) {
+				t.Errorf("ReadKeys = %v", got)
+			}
+		})
+	}
+}
+
+// Resolve finds the config file (--config, else SESHAT_CONFIG, else
+// seshat.yaml when present and read), applies it and reads the variables
+// that mirror no flag.
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ci.yaml")
+	if err := os.WriteFile(file, []byte("results_dir: from-file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newCmd := func() (*cobra.Command, *string) {
+		var dir, configPath string
+		cmd := &cobra.Command{Use: "x"}
+		cmd.Flags().StringVar(&configPath, "config", "", "")
+		cmd.Flags().StringVar(&dir, "results-dir", "", "")
+		BindKey(cmd.Flags(), "results-dir", "results_dir")
+		return cmd, &dir
+	}
+	env := map[string]string{EnvConfig: file, EnvResultsBaseURL: "https://ci.example/r/", EnvOpenSearchUsername: "ci", EnvOpenSearchPassword: "pw"}
+	getenv := func(k string) (string, bool) { s, ok := env[k]; return s, ok }
+	cmd, resultsDir := newCmd()
+	s, err := Resolve(cmd, getenv, false)
+	if err != nil || s.File == nil || s.File.Path != file || *resultsDir != "from-file" {
+		t.Fatalf("SESHAT_CONFIG: %+v, %v, results dir %q", s, err, *resultsDir)
+	}
+	if s.ResultsBaseURL != "https://ci.example/r/" || s.OpenSearchUsername != "ci" || s.OpenSearchPassword != "pw" {
+		t.Errorf("variables: %+v", s)
+	}
+	cmd, _ = newCmd()
+	if err := cmd.Flags().Parse([]string{"--config", filepath.Join(dir, "none.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(cmd, getenv, false); exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "none.yaml") {
+		t.Errorf("--config wins over SESHAT_CONFIG, and a missing one is invalid: %v", err)
+	}
+	cmd, _ = newCmd()
+	if s, err := Resolve(cmd, func(string) (string, bool) { return "", false }, false); err != nil || s.File != nil {
+		t.Errorf("a command that reads no config: %+v, %v", s, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 )
@@ -124,10 +125,10 @@ func (d demo) visualize(ctx context.Context) error {
 // demo shows a regression; it does not fail on it.
 func (d demo) regression(ctx context.Context) error {
 	return Regression(ctx, d.env, RegressionOptions{
-		ResultsDir:     d.stackB,
-		History:        d.store,
-		Method:         "mannwhitney",
-		ComparisonKeys: []string{"dtype"},
-		ReportDir:      d.report,
+		ResultsDir: d.stackB,
+		History:    d.store,
+		Method:     "mannwhitney",
+		Keys:       regression.Keys{ComparisonKeys: []string{"dtype"}},
+		ReportDir:  d.report,
 	})
 }

@@ -5,21 +5,19 @@ import (
 	"log/slog"
 )
 
-// Env is the process as a pipeline call sees it.
+// Env is the process as a pipeline call sees it, with the settings that
+// come from the environment already resolved by the command layer (no
+// package below cmd reads environment variables).
 type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Log    *slog.Logger
 	// Terminal is true when stderr is a terminal (progress bars).
 	Terminal bool
-	// Getenv reads the process environment.
-	Getenv func(string) (string, bool)
-}
-
-func (e Env) env(name string) string {
-	if e.Getenv == nil {
-		return ""
-	}
-	v, _ := e.Getenv(name)
-	return v
+	// Environ is the base environment of the processes seshat starts (the
+	// PI runs): the process's own, as os.Environ gives it.
+	Environ []string
+	// ResultsBaseURL is where the results directory is published (CI
+	// artifacts; SESHAT_RESULTS_BASE_URL): payloads' urls point below it.
+	ResultsBaseURL string
 }

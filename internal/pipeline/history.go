@@ -28,7 +28,8 @@ type HistoryOptions struct {
 	// Store is the store's URL; lts.DefaultStoreURL when empty.
 	Store      string
 	Connection StoreConnection
-	// Filters select payloads by label: "k=v1:v2,k2=v".
+	// Filters select payloads by label: "k=v1:v2,k2=v" (models.ParseFilter),
+	// values compared as strings.
 	Filters string
 	// Since and Until bound the runs' start: RFC 3339 or YYYY-MM-DD (UTC
 	// midnight); Since inclusive, Until exclusive.
@@ -37,18 +38,6 @@ type HistoryOptions struct {
 	Format string
 	// Output is a file, or "-" (default) for stdout.
 	Output string
-}
-
-// historyRecord is one stored payload as history shows it: what tells it
-// apart and its KPI values, without the results.
-type historyRecord struct {
-	Timestamp time.Time          `json:"@timestamp"`
-	TestUUID  string             `json:"test_uuid"`
-	Workload  string             `json:"workload"`
-	ExitCode  *int               `json:"exit_code"`
-	Labels    map[string]string  `json:"labels"`
-	KPIs      map[string]float64 `json:"kpis"`
-	units     map[string]string
 }
 
 // History runs `seshat history`: the stored payloads matching the filters,
@@ -71,12 +60,12 @@ func History(ctx context.Context, env Env, opts HistoryOptions) error {
 		return err
 	}
 	defer s.Close()
-	var records []historyRecord
-	for p, err := range s.Query(ctx, q) {
+	var records []lts.Record
+	for r, err := range s.Records(ctx, q) {
 		if err != nil {
 			return err
 		}
-		records = append(records, newHistoryRecord(p))
+		records = append(records, r)
 	}
 	if len(records) == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no stored payload in %s matches", s)
@@ -102,12 +91,11 @@ func History(ctx context.Context, env Env, opts HistoryOptions) error {
 
 func historyQuery(opts HistoryOptions) (lts.Query, error) {
 	var q lts.Query
-	labels, err := lts.ParseLabelFilters(opts.Filters)
+	labels, err := models.ParseFilter(opts.Filters)
 	if err != nil {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
 	}
 	q.Labels = labels
-	q.WithoutResults = true
 	if q.Since, err = parseHistoryTime(opts.Since); err != nil {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--since: %w", err)
 	}
@@ -134,25 +122,10 @@ func parseHistoryTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a time: want RFC 3339 (2026-01-02T15:04:05Z) or a date (2026-01-02)", s)
 }
 
-func newHistoryRecord(p *models.Payload) historyRecord {
-	r := historyRecord{
-		Timestamp: p.Metadata.Start, TestUUID: p.Metadata.TestUUID, Workload: p.Metadata.Workload,
-		ExitCode: p.Metadata.ExitCode, Labels: p.Metadata.Labels, KPIs: map[string]float64{}, units: map[string]string{},
-	}
-	if r.Labels == nil {
-		r.Labels = map[string]string{}
-	}
-	for name, k := range p.KPIs {
-		r.KPIs[name] = k.Value
-		r.units[name] = k.Unit
-	}
-	return r
-}
-
-// display formats a KPI value as its workload's definition says, else with
-// its stored unit.
-func (r historyRecord) display(kpi string) string {
-	v, ok := r.KPIs[kpi]
+// displayKPI formats a KPI value of a record as its workload's definition
+// says, else with its stored unit.
+func displayKPI(r lts.Record, kpi string) string {
+	v, ok := r.Values[kpi]
 	if !ok {
 		return "-"
 	}
@@ -161,18 +134,18 @@ func (r historyRecord) display(kpi string) string {
 			return d.Display(v)
 		}
 	}
-	return strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64) + " " + r.units[kpi])
+	return strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64) + " " + r.Defs[kpi].Unit)
 }
 
 // writeHistoryTable writes the records as aligned columns: time, test_uuid,
 // exit code when some run failed, the labels whose values differ between
 // records (sorted), then every KPI (sorted).
-func writeHistoryTable(w io.Writer, records []historyRecord) error {
+func writeHistoryTable(w io.Writer, records []lts.Record) error {
 	labelValues := map[string]map[string]bool{}
 	kpiNames := map[string]bool{}
 	failed := false
 	for _, r := range records {
-		for k := range r.KPIs {
+		for k := range r.Values {
 			kpiNames[k] = true
 		}
 		if r.ExitCode != nil && *r.ExitCode != 0 {
@@ -212,7 +185,7 @@ func writeHistoryTable(w io.Writer, records []historyRecord) error {
 	header = append(append(header, varying...), kpis...)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, r := range records {
-		row := []string{r.Timestamp.UTC().Format(time.RFC3339), r.TestUUID}
+		row := []string{r.Time.UTC().Format(time.RFC3339), r.TestUUID}
 		if failed {
 			code := "-"
 			if r.ExitCode != nil {
@@ -228,7 +201,7 @@ func writeHistoryTable(w io.Writer, records []historyRecord) error {
 			row = append(row, v)
 		}
 		for _, k := range kpis {
-			row = append(row, r.display(k))
+			row = append(row, displayKPI(r, k))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}

@@ -32,8 +32,8 @@ func ltsWorkloads() []lts.Workload {
 
 // buildPayloads builds the payloads of a parsed matrix leniently and logs
 // the warnings met, each with its entry.
-func buildPayloads(env Env, m *store.Matrix) []lts.Record {
-	records := lts.BuildAll(m, ltsLookup, lts.Options{BaseURL: env.env("SESHAT_RESULTS_BASE_URL")})
+func buildPayloads(env Env, m *store.Matrix) []lts.EntryPayload {
+	records := lts.BuildAll(m, ltsLookup, lts.Options{BaseURL: env.ResultsBaseURL})
 	for _, r := range records {
 		for _, w := range r.Warnings {
 			env.logger().Warn(r.Path + ": " + w)

@@ -73,12 +73,7 @@ func TestParseOutputLTS(t *testing.T) {
 	root := toyTree(t)
 	out := t.TempDir()
 	te := newTestEnv()
-	te.env.Getenv = func(k string) (string, bool) {
-		if k == "SESHAT_RESULTS_BASE_URL" {
-			return "https://ci.example/artifacts/", true
-		}
-		return "", false
-	}
+	te.env.ResultsBaseURL = "https://ci.example/artifacts/"
 	err := Parse(context.Background(), te.env, ParseOptions{
 		ResultsDir: root, OutputMatrix: filepath.Join(out, "matrix.json"), OutputLTS: filepath.Join(out, "lts.json"),
 	})

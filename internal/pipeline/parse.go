@@ -26,7 +26,6 @@ type ParseOptions struct {
 }
 
 // LoadMatrix parses a results directory with the registered workloads.
-// SESHAT_IGNORE_CACHE=1 in the environment forces a re-parse like NoCache.
 func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters string, noCache bool) (*store.Matrix, error) {
 	if resultsDir == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
@@ -40,15 +39,12 @@ func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters stri
 			return nil, exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %v)", workload, workloads.Names())
 		}
 	}
-	if v := env.env("SESHAT_IGNORE_CACHE"); v != "" && v != "0" && v != "false" {
-		noCache = true
-	}
 	return store.Load(ctx, store.Options{
 		ResultsDir: resultsDir,
 		Workload:   workload,
 		Filters:    f,
 		NoCache:    noCache,
-		BaseURL:    env.env("SESHAT_RESULTS_BASE_URL"),
+		BaseURL:    env.ResultsBaseURL,
 		Lookup:     workloads.Lookup,
 		Log:        env.Log,
 	})
@@ -67,7 +63,7 @@ func Parse(ctx context.Context, env Env, opts ParseOptions) error {
 	if err != nil {
 		return err
 	}
-	var records []lts.Record
+	var records []lts.EntryPayload
 	if opts.OutputLTS != "" {
 		records = buildPayloads(env, m)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -52,9 +51,9 @@ type RegressionOptions struct {
 	Connection StoreConnection
 	Method     string
 	Params     analyze.Params
-	// The keys override the workload's defaults when not nil (an empty,
-	// non-nil list overrides with none).
-	ComparisonKeys, IgnoredKeys, SortingKeys, IgnoredEntries []string
+	// Keys override the workloads' defaults key by key (regression.Keys.Or:
+	// a nil list is unset, an empty one sets none).
+	Keys regression.Keys
 	// Ack is an ack file of known regressions.
 	Ack       string
 	ReportDir string
@@ -117,10 +116,8 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if err != nil {
 		return fmt.Errorf("--history: %w", err)
 	}
-	if s != nil {
-		defer s.Close()
-	}
-	rep, err := regression.Analyze(ctx, runs, historyOf(s), regression.Options{
+	defer s.Close()
+	rep, err := regression.Analyze(ctx, runs, s, regression.Options{
 		Method: method, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
 		BatchValues: opts.BatchValues,
@@ -238,7 +235,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 				if len(e.Warnings) > 0 {
 					problems = e.Warnings
 				}
-				add(regression.Run{Path: e.Path, Workload: e.Workload, Problems: problems})
+				add(regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems})
 			}
 		}
 	}
@@ -265,15 +262,11 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 	return runs, strings.Join(from, " and "), nil
 }
 
-// runOf is the current run of a payload record.
-func runOf(r lts.Record) regression.Run {
+// runOf is the current run of an entry's payload.
+func runOf(r lts.EntryPayload) regression.Run {
 	run := regression.Run{Path: r.Path, Problems: r.Warnings}
 	if p := r.Payload; p != nil {
-		run.TestUUID, run.Workload, run.Start = p.Metadata.TestUUID, p.Metadata.Workload, p.Metadata.Start
-		run.Labels, run.KPIs = p.Metadata.Labels, p.KPIs
-		if run.Labels == nil {
-			run.Labels = map[string]string{}
-		}
+		run.Record = lts.RecordOf(p)
 		if code := p.Metadata.ExitCode; code != nil && *code != 0 && len(p.KPIs) == 0 && len(r.Warnings) == 0 {
 			// A payload read back from an LTS file carries no build warnings.
 			run.Problems = []string{fmt.Sprintf("exit code %d: no KPIs for a failed run", *code)}
@@ -283,38 +276,23 @@ func runOf(r lts.Record) regression.Run {
 }
 
 // regressionKeys resolves the keys of each workload of the runs: the
-// workload's defaults, each overridden by the options when set.
+// workload's defaults under the keys the user set (regression.Keys.Or).
 func regressionKeys(opts RegressionOptions, runs []regression.Run) (map[string]regression.Keys, error) {
-	out := map[string]regression.Keys{}
-	pick := func(set, def []string) []string {
-		if set != nil {
-			return set
-		}
-		return def
+	if _, err := opts.Keys.Filters(); err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--ignored-entries: %w", err)
 	}
+	out := map[string]regression.Keys{}
 	for _, r := range runs {
 		if _, done := out[r.Workload]; done {
 			continue
 		}
-		var d workloads.RegressionKeys
+		var defaults regression.Keys
 		if w, ok := workloads.Get(r.Workload); ok {
 			if rd, ok := w.(workloads.RegressionDefaults); ok {
-				d = rd.RegressionKeys()
+				defaults = rd.RegressionKeys()
 			}
 		}
-		filters, err := regression.ParseFilters(pick(opts.IgnoredEntries, d.IgnoredEntries))
-		if err != nil {
-			if opts.IgnoredEntries == nil {
-				return nil, fmt.Errorf("workload %s: default ignored entries: %w", r.Workload, err)
-			}
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ignored-entries: %w", err)
-		}
-		out[r.Workload] = regression.Keys{
-			ComparisonKeys: pick(opts.ComparisonKeys, d.ComparisonKeys),
-			IgnoredKeys:    pick(opts.IgnoredKeys, d.IgnoredKeys),
-			SortingKeys:    pick(opts.SortingKeys, d.SortingKeys),
-			IgnoredEntries: filters,
-		}
+		out[r.Workload] = opts.Keys.Or(defaults)
 	}
 	return out, nil
 }
@@ -332,38 +310,16 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 	return p.KPIs().Definition(name)
 }
 
-// openRegressionHistory opens the history store. A SQLite store that does not exist
-// is an empty history (a first CI run): it is not created, and nil is
-// returned with a warning.
+// openRegressionHistory opens the history store. A store that does not
+// exist yet (a first CI run) is an empty history, with a warning: it is not
+// created.
 func openRegressionHistory(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
-	if path, ok := strings.CutPrefix(url, "sqlite:"); ok && path != "" {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			env.logger().Warn("history store " + url + " does not exist: no history, every KPI is no-history")
-			return nil, nil
-		}
+	s, err := openStore(ctx, env, url, conn, true)
+	if errors.Is(err, lts.ErrNoStore) {
+		env.logger().Warn("history store " + lts.Redact(url) + " does not exist: no history, every KPI is no-history")
+		return lts.NewMemory(lts.Redact(url)), nil
 	}
-	return openStore(ctx, env, url, conn, false)
-}
-
-// historyOf adapts a store to the regression's history: the KPI records
-// of the payloads whose labels match (nothing when s is nil).
-func historyOf(s lts.Store) regression.History {
-	return func(ctx context.Context, labels map[string][]string) iter.Seq2[regression.Record, error] {
-		return func(yield func(regression.Record, error) bool) {
-			if s == nil {
-				return
-			}
-			for r, err := range lts.QueryKPIs(ctx, s, lts.Query{Labels: labels}) {
-				if err != nil {
-					yield(regression.Record{}, err)
-					return
-				}
-				if !yield(regression.Record{TestUUID: r.TestUUID, Time: r.Start, Labels: r.Labels, Values: r.Values}, nil) {
-					return
-				}
-			}
-		}
-	}
+	return s, err
 }
 
 // paramsText shows a method's parameters with their defaults applied.

@@ -13,6 +13,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	_ "github.com/seshat-bench/seshat/lts/sqlite" // the sqlite: store
 )
 
 var regressionBench struct {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
-	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -94,7 +94,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		StopOnError: o.StopOnError,
 		Python:      o.Python,
 		Lookup:      lookupRunner,
-		Env:         os.Environ(),
+		Env:         env.Environ,
 	}
 	if o.DryRun {
 		return dryRun(env, opts)
@@ -151,7 +151,7 @@ func dryRun(env Env, opts runner.Options) error {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + "=" + store.FormatValue(p.Settings[k])
+			parts[i] = k + "=" + models.FormatValue(p.Settings[k])
 		}
 		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, strings.Join(parts, " "))
 	}

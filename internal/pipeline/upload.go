@@ -14,13 +14,6 @@ import (
 	"github.com/seshat-bench/seshat/models"
 )
 
-// Environment variables of OpenSearch basic auth. Credentials are never
-// flags: a flag shows in the process list and in shell history.
-const (
-	EnvOpenSearchUsername = "SESHAT_OPENSEARCH_USERNAME"
-	EnvOpenSearchPassword = "SESHAT_OPENSEARCH_PASSWORD"
-)
-
 // StoreConnection says how to reach a store beyond its URL: OpenSearch
 // index names, TLS, credentials and retry bounds. SQLite ignores it.
 type StoreConnection struct {
@@ -29,8 +22,12 @@ type StoreConnection struct {
 	// verification off (explicitly only).
 	CACert             string
 	InsecureSkipVerify bool
-	// PasswordFile holds the OpenSearch password (first line); else
-	// SESHAT_OPENSEARCH_PASSWORD. The user is SESHAT_OPENSEARCH_USERNAME.
+	// Username and Password authenticate to OpenSearch (the command layer
+	// reads them from SESHAT_OPENSEARCH_USERNAME and
+	// SESHAT_OPENSEARCH_PASSWORD); PasswordFile, when set, holds the
+	// password instead (first line).
+	Username     string
+	Password     lts.Secret
 	PasswordFile string
 	// RetryTimeout bounds the time spent retrying (lts.DefaultRetryTimeout
 	// when 0).
@@ -38,15 +35,15 @@ type StoreConnection struct {
 }
 
 // storeOptions resolves the connection into lts.StoreOptions, reading the
-// credentials.
+// password file.
 func (c StoreConnection) storeOptions(env Env) (lts.StoreOptions, error) {
 	o := lts.StoreOptions{
 		Index:              c.Index,
 		Workloads:          ltsWorkloads(),
 		CACertFile:         c.CACert,
 		InsecureSkipVerify: c.InsecureSkipVerify,
-		Username:           env.env(EnvOpenSearchUsername),
-		Password:           lts.Secret(env.env(EnvOpenSearchPassword)),
+		Username:           c.Username,
+		Password:           c.Password,
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
 		Log:                env.logger(),
 	}
@@ -62,13 +59,13 @@ func (c StoreConnection) storeOptions(env Env) (lts.StoreOptions, error) {
 		}
 	}
 	if o.Password != "" && o.Username == "" {
-		return o, exitcode.Errorf(exitcode.InvalidInput, "an OpenSearch password is given but no user: set %s", EnvOpenSearchUsername)
+		return o, exitcode.Errorf(exitcode.InvalidInput, "an OpenSearch password is given but no user: set SESHAT_OPENSEARCH_USERNAME")
 	}
 	return o, nil
 }
 
 // openStore opens the store of url with the connection settings; reading
-// requires an embedded store to exist.
+// requires the store to exist (else an error wrapping lts.ErrNoStore).
 func openStore(ctx context.Context, env Env, url string, conn StoreConnection, reading bool) (lts.Store, error) {
 	opts, err := conn.storeOptions(env)
 	if err != nil {
@@ -136,7 +133,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 		return invalid
 	}
 	for _, t := range targets {
-		stats, err := putAll(ctx, env, t, opts.Connection, payloads)
+		done, err := putAll(ctx, env, t, opts.Connection, payloads)
 		if err != nil {
 			if t.export && !opts.FailOnError {
 				env.logger().Warn("OpenSearch export failed (fail_on_error is false)", "error", err)
@@ -144,14 +141,14 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			}
 			return errors.Join(err, invalid)
 		}
-		fmt.Fprintln(env.Stderr, describePut(t, opts.Connection.Index, stats))
+		fmt.Fprintln(env.Stderr, done)
 	}
 	return invalid
 }
 
 // uploadRecords reads the payloads from the results directory or the LTS
 // file; source names it for messages.
-func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Record, string, error) {
+func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.EntryPayload, string, error) {
 	switch {
 	case opts.ResultsDir != "" && opts.LTSFile != "":
 		return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--results-dir and --lts exclude each other")
@@ -182,9 +179,9 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Reco
 
 // uniqueRecords keeps one payload per test_uuid: two entries with the same
 // .uuid are a copied run directory, and the store would keep only the last.
-func uniqueRecords(env Env, records []lts.Record) []lts.Record {
+func uniqueRecords(env Env, records []lts.EntryPayload) []lts.EntryPayload {
 	seen := make(map[string]string, len(records))
-	out := make([]lts.Record, 0, len(records))
+	out := make([]lts.EntryPayload, 0, len(records))
 	for _, r := range records {
 		id := r.Payload.Metadata.TestUUID
 		if first, dup := seen[id]; dup {
@@ -228,26 +225,17 @@ func targetNames(targets []uploadTarget) []string {
 	return out
 }
 
-func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (lts.PutStats, error) {
+// putAll stores the payloads in the target and says what it did.
+func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (string, error) {
 	s, err := openStore(ctx, env, t.url, conn, false)
 	if err != nil {
-		return lts.PutStats{}, err
+		return "", err
 	}
 	defer s.Close()
 	env.logger().Debug("uploading", "store", s.String(), "payloads", len(payloads))
-	return s.Put(ctx, payloads)
-}
-
-// describePut is the line upload prints per store.
-func describePut(t uploadTarget, names lts.IndexNames, s lts.PutStats) string {
-	name := lts.Redact(t.url)
-	if !strings.HasPrefix(t.url, "http") {
-		return fmt.Sprintf("stored %d payload(s) in %s: %d new, %d replaced", s.Payloads, name, s.Created, s.Replaced)
+	stats, err := s.Put(ctx, payloads)
+	if err != nil {
+		return "", err
 	}
-	stale := ""
-	if s.StaleKPIDocuments > 0 {
-		stale = fmt.Sprintf(" (%d no longer computed removed)", s.StaleKPIDocuments)
-	}
-	return fmt.Sprintf("stored %d payload(s) in %s index %s: %d new, %d replaced; %d KPI document(s) in index %s%s; %d request(s), %d document(s) retried",
-		s.Payloads, name, names.Payloads(), s.Created, s.Replaced, s.KPIDocuments, names.KPIs(), stale, s.Requests, s.Retries)
+	return lts.DescribePut(s, lts.Redact(t.url), stats), nil
 }

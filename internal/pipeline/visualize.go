@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/workloads"
@@ -137,26 +134,25 @@ func containsDirective(ds []plotting.Directive, d plotting.Directive) bool {
 }
 
 // openHistory opens the KPI history named by --history: an LTS store URL
-// (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (optionally
-// file:PATH); nil when none. The returned close function is never nil.
-func openHistory(ctx context.Context, env Env, source string, conn StoreConnection) (plotting.History, func(), error) {
+// (a scheme a backend registered: sqlite:PATH, http(s)://host:port) or a
+// file of LTS payloads (optionally file:PATH), held in memory; nil when
+// none. The returned close function is never nil.
+func openHistory(ctx context.Context, env Env, source string, conn StoreConnection) (lts.Store, func(), error) {
 	nop := func() {}
 	if source == "" {
 		return nil, nop, nil
 	}
-	if isStoreURL(source) {
-		if path, ok := strings.CutPrefix(source, "sqlite:"); ok {
-			// Opening creates a missing database: a mistyped path would
-			// read as an empty history.
-			if _, err := os.Stat(path); err != nil {
-				return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", source, err)
-			}
-		}
+	if lts.IsStoreURL(source) {
+		// A store that does not exist is refused rather than created: a
+		// mistyped path would read as an empty history.
 		s, err := openStore(ctx, env, source, conn, true)
+		if errors.Is(err, lts.ErrNoStore) {
+			return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", lts.Redact(source), err)
+		}
 		if err != nil {
 			return nil, nop, fmt.Errorf("--history: %w", err)
 		}
-		return storeHistory{s}, func() {
+		return s, func() {
 			if err := s.Close(); err != nil {
 				env.logger().Warn(fmt.Sprintf("--history %s: %v", s, err))
 			}
@@ -171,48 +167,10 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 	if err != nil {
 		return nil, nop, fmt.Errorf("--history: %w (want a JSON array of LTS payloads, as seshat parse --output-lts writes)", err)
 	}
-	var payloads []*models.Payload
 	for _, r := range records {
 		for _, w := range r.Warnings {
 			env.logger().Warn(fmt.Sprintf("--history: %s: %s (left out)", r.Path, w))
 		}
-		if r.Payload != nil {
-			payloads = append(payloads, r.Payload)
-		}
 	}
-	return plotting.PayloadHistory(path, payloads), nop, nil
-}
-
-func isStoreURL(s string) bool {
-	scheme, _, ok := strings.Cut(s, ":")
-	switch strings.ToLower(scheme) {
-	case "sqlite", "http", "https":
-		return ok
-	}
-	return false
-}
-
-// storeHistory reads KPI history from an LTS store: the payloads whose
-// labels match the query, in the store's time order.
-type storeHistory struct{ s lts.Store }
-
-func (h storeHistory) Source() string { return h.s.String() }
-
-func (h storeHistory) Points(ctx context.Context, q plotting.HistoryQuery) ([]plotting.KPIPoint, error) {
-	labels := map[string][]string{}
-	for k, v := range q.Labels {
-		labels[k] = v
-	}
-	if q.Workload != "" {
-		labels[kpi.LabelWorkload] = []string{q.Workload}
-	}
-	var payloads []*models.Payload
-	// The history plots need the metadata and KPIs only.
-	for p, err := range h.s.Query(ctx, lts.Query{Labels: labels, WithoutResults: true}) {
-		if err != nil {
-			return nil, err
-		}
-		payloads = append(payloads, p)
-	}
-	return plotting.PayloadHistory(h.Source(), payloads).Points(ctx, q)
+	return lts.NewMemory(path, lts.Payloads(records)...), nop, nil
 }

@@ -1,8 +1,11 @@
 // Package ltstest makes LTS payloads for the tests and benchmarks of the
 // stores: real pi payloads, assembled by lts.Build from pi results shaped
 // like the ones bench/gen writes (200 samples, a full hwinfo.json), so their
-// size and labels are those of production. Everything is seeded. For tests
-// and benchmarks (bench/gen takes MatmulResult from here), never production.
+// size and labels are those of production. Everything is seeded.
+// Conformance holds the tests every lts.Store passes (each backend's tests
+// run it), with the helpers they share (Open, Collect, CollectRecords...).
+// For tests and benchmarks (bench/gen takes MatmulResult from here), never
+// production.
 package ltstest
 
 import (
@@ -114,7 +117,7 @@ func MatmulResult(rng *rand.Rand, component, dtype string, size, samples int, ve
 
 func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 time.Time) *store.Entry {
 	code := 0
-	settings := store.Settings{"workload": "pi", "pi": "matmul", "backend": "gonum", "device": "cpu",
+	settings := models.Settings{"workload": "pi", "pi": "matmul", "backend": "gonum", "device": "cpu",
 		"matrix_size": size, "dtype": "float32", "repetitions": samples, "@repeat": 0}
 	return &store.Entry{
 		Workload: "pi", Complete: true, ExitCode: &code, Settings: settings,
@@ -142,7 +145,7 @@ func hwinfo() models.HWInfo {
 
 // SeriesQuery selects the payloads of series k (all their labels).
 func SeriesQuery(p *models.Payload) lts.Query {
-	q := lts.Query{Labels: map[string][]string{}}
+	q := lts.Query{Labels: models.Filter{}}
 	for k, v := range p.Metadata.Labels {
 		q.Labels[k] = []string{v}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // warner receives the warnings of a decoder: *store.ParseContext in a parse,
@@ -115,7 +114,7 @@ func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
 // decodePI reads pi.json. NaN and Infinity, which Python's json module
 // writes, are read as null (absent) with a warning rather than losing the
 // file. Obviously wrong values are kept but warned about, naming the field.
-func decodePI(data []byte, settings store.Settings, w warner) *models.PIResult {
+func decodePI(data []byte, settings models.Settings, w warner) *models.PIResult {
 	data, literals := nonFiniteToNull(data)
 	for _, l := range literals {
 		if l.field != "" {
@@ -134,7 +133,7 @@ func decodePI(data []byte, settings store.Settings, w warner) *models.PIResult {
 
 // checkPI warns about values no real measurement has, and about parameters
 // that contradict the run's settings (a PI that ignored them).
-func checkPI(pi *models.PIResult, settings store.Settings, w warner) {
+func checkPI(pi *models.PIResult, settings models.Settings, w warner) {
 	res := pi.Result
 	if res.Rate != nil && *res.Rate <= 0 {
 		w.Warnf("%s: field @result.rate: %v is not a positive rate", PIFile, *res.Rate)
@@ -164,7 +163,7 @@ func checkPI(pi *models.PIResult, settings store.Settings, w warner) {
 		if !ok || want == "auto" || !isScalar(want) || !isScalar(pi.Parameters[k]) {
 			continue // repetitions: auto becomes a number; lists are not compared
 		}
-		if !store.EqualValues(pi.Parameters[k], want) {
+		if !models.EqualValues(pi.Parameters[k], want) {
 			w.Warnf("%s: field @parameters.%s: %v, but the settings say %v", PIFile, k, pi.Parameters[k], want)
 		}
 	}
@@ -178,7 +177,7 @@ func isScalar(v any) bool {
 	return true
 }
 
-func sortedKeys(m map[string]any) []string { return store.Settings(m).Keys() }
+func sortedKeys(m map[string]any) []string { return models.Settings(m).Keys() }
 
 func decodeHWInfo(data []byte, w warner) *models.HWInfo {
 	var hw models.HWInfo

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // recorder collects decoder warnings.
@@ -55,7 +54,7 @@ func assertWarnings(t *testing.T, got []string, want ...string) {
 func TestDecodePI(t *testing.T) {
 	t.Parallel()
 	good := string(readTestdata(t, goodRun+"/pi.json"))
-	settings := store.Settings{"matrix_size": 512, "dtype": "float32", "device": "cpu", "repetitions": 30, "warmup": 3}
+	settings := models.Settings{"matrix_size": 512, "dtype": "float32", "device": "cpu", "repetitions": 30, "warmup": 3}
 	rate := func(pi *models.PIResult) any {
 		if pi.Result.Rate == nil {
 			return nil
@@ -65,7 +64,7 @@ func TestDecodePI(t *testing.T) {
 	tests := []struct {
 		name     string
 		data     string
-		settings store.Settings
+		settings models.Settings
 		wantNil  bool
 		check    func(t *testing.T, pi *models.PIResult)
 		warnings []string
@@ -155,13 +154,13 @@ func TestDecodePI(t *testing.T) {
 		{
 			name:     "parameters that contradict the settings",
 			data:     `{"name": "PiMatmul", "@parameters": {"matrix_size": 1024, "dtype": "float32", "repetitions": 57}, "@result": {"elapsed": 1}}`,
-			settings: store.Settings{"matrix_size": 512, "dtype": "float32", "repetitions": "auto"},
+			settings: models.Settings{"matrix_size": 512, "dtype": "float32", "repetitions": "auto"},
 			warnings: []string{"pi.json: field @parameters.matrix_size: 1024, but the settings say 512"},
 		},
 		{
 			name:     "an int setting matches a JSON number",
 			data:     `{"name": "PiMatmul", "@parameters": {"matrix_size": 512.0}, "@result": {"elapsed": 1}}`,
-			settings: store.Settings{"matrix_size": 512},
+			settings: models.Settings{"matrix_size": 512},
 		},
 	}
 	for _, tt := range tests {

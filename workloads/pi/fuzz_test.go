@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // Fuzz targets for the artifact decoders, seeded with every file of that
@@ -70,7 +70,7 @@ func FuzzPIJSON(f *testing.F) {
 	seedFrom(f, PIFile,
 		`{"name": "PiMatmul", "@result": {"rate": NaN, "elapsed": -Infinity, "samples_ms": [Infinity]}}`,
 		`{"@result": {"rate": "fast"}, "versions": {"cuda": 12.1}}`)
-	settings := store.Settings{"matrix_size": 512, "dtype": "float32", "repetitions": "auto"}
+	settings := models.Settings{"matrix_size": 512, "dtype": "float32", "repetitions": "auto"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		replaced, found := nonFiniteToNull(data)
 		if bytes.Count(replaced, []byte("\n")) != bytes.Count(data, []byte("\n")) {

@@ -22,7 +22,7 @@ var start = time.Date(2025, 3, 14, 2, 0, 0, 0, time.UTC)
 
 // run builds a parsed pi entry without files: the KPIs and labels only see
 // the typed Results.
-func run(settings store.Settings, code int, r *Results) *store.Entry {
+func run(settings models.Settings, code int, r *Results) *store.Entry {
 	return &store.Entry{Path: "expe/001", Workload: Name, Settings: settings, ExitCode: &code, Complete: true, Results: r}
 }
 
@@ -47,8 +47,8 @@ func numpyResults() *Results {
 	}
 }
 
-func numpySettings() store.Settings {
-	return store.Settings{"workload": "pi", "pi": "matmul", "backend": "numpy", "matrix_size": 1024, "dtype": "float32", "device": "cpu", "@repeat": 0}
+func numpySettings() models.Settings {
+	return models.Settings{"workload": "pi", "pi": "matmul", "backend": "numpy", "matrix_size": 1024, "dtype": "float32", "device": "cpu", "@repeat": 0}
 }
 
 func TestCatalog(t *testing.T) {
@@ -155,26 +155,26 @@ func TestLabels(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		settings store.Settings
+		settings models.Settings
 		results  func(r *Results)
 		want     map[string]string
 	}{
 		{"gonum carries the Go version and its BLAS",
-			store.Settings{"pi": "matmul", "backend": "gonum"},
+			models.Settings{"pi": "matmul", "backend": "gonum"},
 			func(r *Results) {
 				r.PI.Component = "gonum"
 				r.PI.Versions = map[string]string{"gonum": "v0.17.0", "go": "go1.26.0"}
 			},
 			map[string]string{"backend": "gonum", "framework": "gonum", "framework_version": "v0.17.0+go1.26.0", "blas": "gonum"}},
 		{"framework version from hwinfo when pi.json has none",
-			store.Settings{"pi": "matmul", "backend": "numpy"},
+			models.Settings{"pi": "matmul", "backend": "numpy"},
 			func(r *Results) {
 				r.PI.Versions = nil
 				r.HWInfo.Versions = map[string]string{"numpy": "2.0.1"}
 			},
 			map[string]string{"backend": "numpy", "framework": "numpy", "framework_version": "2.0.1"}},
 		{"torch on a GPU",
-			store.Settings{"pi": "conv2d", "backend": "torch", "device": "gpu"},
+			models.Settings{"pi": "conv2d", "backend": "torch", "device": "gpu"},
 			func(r *Results) {
 				r.PI.Component = "torch"
 				r.PI.Name = "PiConv2D"
@@ -189,7 +189,7 @@ func TestLabels(t *testing.T) {
 				"batch": "4", "input_height": "700", "input_width": "161", "input_channels": "1", "filter_height": "20",
 				"filter_width": "5", "output_channels": "32", "strides": "2", "padding": "same", "data_format": "NCHW"}},
 		{"pi and backend from pi.json when the settings lack them",
-			store.Settings{},
+			models.Settings{},
 			func(r *Results) {},
 			map[string]string{"pi": "matmul", "backend": "numpy", "framework": "numpy"}},
 	}
@@ -218,7 +218,7 @@ func TestImportPI(t *testing.T) {
 	r.PI.Name = "PiImport"
 	r.PI.Parameters = map[string]any{"module": "numpy", "device": "cpu", "repetitions": 5.0}
 	r.PI.Result = models.PIMeasurement{Elapsed: 125, SamplesMs: []float64{125}, CI95Low: 120, CI95High: 130}
-	settings := store.Settings{"workload": "pi", "pi": "import", "backend": "numpy"}
+	settings := models.Settings{"workload": "pi", "pi": "import", "backend": "numpy"}
 	p, warnings := lts.Build(run(settings, 0, r), Workload{}, lts.Options{})
 	if len(warnings) != 0 {
 		t.Errorf("warnings: %v", warnings)

@@ -1,12 +1,11 @@
 package pi
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // shapeLabels are the PI parameters that size the work (Thoth's names):
@@ -62,20 +61,20 @@ func fillLabels(labels map[string]string, settings map[string]any, r *Results) {
 	// What the PI reports it ran wins over what was asked.
 	param := func(name string) string {
 		if v, ok := params[name]; ok {
-			return text(v)
+			return models.FormatValue(v)
 		}
 		if v, ok := settings[name]; ok {
-			return text(v)
+			return models.FormatValue(v)
 		}
 		return ""
 	}
 
-	pi := text(settings["pi"])
+	pi := models.FormatValue(settings["pi"])
 	if pi == "" && r.PI != nil {
 		pi = strings.ToLower(strings.TrimPrefix(r.PI.Name, "Pi"))
 	}
 	set("pi", pi)
-	backend := text(settings["backend"])
+	backend := models.FormatValue(settings["backend"])
 	framework := ""
 	if r.PI != nil {
 		framework = r.PI.Component
@@ -144,21 +143,4 @@ func frameworkVersion(framework string, versions map[string]string, r *Results) 
 		return v
 	}
 	return v + "+" + goVersion
-}
-
-// text formats a setting or parameter value as a label: numbers without
-// exponent or trailing zeros (JSON's 1024.0 and YAML's 1024 alike).
-func text(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'f', -1, 32)
-	default:
-		return fmt.Sprint(x)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-gota/gota/series"
 
 	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -88,7 +89,7 @@ func DefaultBatchKey(variables map[string][]any) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !isShape(k) && !slices.Contains(nonBatchKeys, k) && !store.IsMeta(k) {
+		if !isShape(k) && !slices.Contains(nonBatchKeys, k) && !models.IsMeta(k) {
 			return k
 		}
 	}
@@ -224,12 +225,12 @@ func orderedTexts(tuples []map[string]any, keys []string, text func(map[string]a
 	sort.SliceStable(distinct, func(i, j int) bool {
 		for _, k := range keys {
 			a, b := distinct[i][k], distinct[j][k]
-			if store.EqualValues(a, b) {
+			if models.EqualValues(a, b) {
 				continue
 			}
 			pair := []any{b, a}
-			store.SortValues(pair)
-			return store.EqualValues(pair[0], a)
+			models.SortValues(pair)
+			return models.EqualValues(pair[0], a)
 		}
 		return false
 	})
@@ -244,7 +245,7 @@ func valueOrUnset(v any) string {
 	if v == nil {
 		return unsetValue
 	}
-	return text(v)
+	return models.FormatValue(v)
 }
 
 func settingText(s map[string]any, key string) string {

@@ -30,7 +30,7 @@ func syntheticMatrix(n int) *store.Matrix {
 		elapsed := flops / rate / 1e6
 		m.Entries = append(m.Entries, &store.Entry{
 			Path: fmt.Sprintf("expe/%05d", i), Workload: Name, Complete: true, ExitCode: &exit0,
-			Settings: store.Settings{"workload": Name, "pi": "matmul", "backend": backend, "matrix_size": size, "dtype": dtype, "@repeat": i / 28},
+			Settings: models.Settings{"workload": Name, "pi": "matmul", "backend": backend, "matrix_size": size, "dtype": dtype, "@repeat": i / 28},
 			Results: &Results{PI: &models.PIResult{Component: backend, Name: "PiMatmul",
 				Result: models.PIMeasurement{Rate: &rate, Elapsed: elapsed, FLOPs: &flops}}},
 		})

@@ -12,6 +12,8 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -48,11 +50,11 @@ func kpiHistoryReport(ctx *plotting.Context) (*plotting.Page, error) {
 	}
 	page.Summary = fmt.Sprintf("Each KPI of these runs' series over time, from %s, with the change points that %s finds marked. "+
 		"A series is one set of labels (the PI, backend, shape, machine...); framework, BLAS, kernel and OS versions may change along it.",
-		ctx.History.Source(), analyze.DefaultMethod)
+		ctx.History.String(), analyze.DefaultMethod)
 	// The series of the successful runs at hand, and label values that
 	// narrow the store query.
 	wanted := map[string]bool{}
-	query := plotting.HistoryQuery{Workload: Name, Labels: map[string][]string{}}
+	query := lts.Query{Workload: Name, Labels: models.Filter{}}
 	for _, e := range ctx.Entries {
 		if !e.Complete || e.ExitCode == nil || *e.ExitCode != 0 {
 			continue
@@ -75,11 +77,16 @@ func kpiHistoryReport(ctx *plotting.Context) (*plotting.Page, error) {
 	for _, k := range slices.Collect(maps.Keys(query.Labels)) {
 		slices.Sort(query.Labels[k])
 	}
-	points, err := ctx.History.Points(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", ctx.History.Source(), err)
+	var records []lts.Record
+	values := 0
+	for r, err := range ctx.History.Records(ctx, query) {
+		if err != nil {
+			return nil, fmt.Errorf("history %s: %w", ctx.History.String(), err)
+		}
+		records = append(records, r)
+		values += len(r.Values)
 	}
-	all := plotting.GroupSeries(points, historyIgnoredLabels)
+	all := plotting.GroupSeries(records, historyIgnoredLabels)
 	var kept []plotting.KPISeries
 	for _, s := range all {
 		if wanted[s.Key] {
@@ -87,7 +94,7 @@ func kpiHistoryReport(ctx *plotting.Context) (*plotting.Page, error) {
 		}
 	}
 	if len(kept) == 0 {
-		page.Empty = fmt.Sprintf("%s holds %d KPI values, none of them in the series of these %d runs.", ctx.History.Source(), len(points), len(wanted))
+		page.Empty = fmt.Sprintf("%s holds %d KPI values, none of them in the series of these %d runs.", ctx.History.String(), values, len(wanted))
 		return page, nil
 	}
 	m, err := analyze.New(analyze.DefaultMethod, analyze.Params{})
@@ -175,9 +182,9 @@ func historyFigure(def kpi.Definition, ss []plotting.KPISeries, names []string, 
 	var warns []string
 	var first, last time.Time
 	for i, s := range ss {
-		raw := make([]float64, len(s.Points))
-		for j, p := range s.Points {
-			raw[j] = p.Value
+		raw := make([]float64, len(s.Records))
+		for j := range s.Records {
+			raw[j] = s.Value(j)
 		}
 		cps, ws := det.ChangePoints(raw)
 		for _, w := range ws {
@@ -187,15 +194,15 @@ func historyFigure(def kpi.Definition, ss []plotting.KPISeries, names []string, 
 		for _, c := range cps {
 			marked[c.Index] = true
 			cpTable.AddRow(plotting.Text(def.Name), plotting.Text(names[i]),
-				plotting.Text(s.Points[c.Index].Time.Format(time.RFC3339)),
+				plotting.Text(s.Records[c.Index].Time.Format(time.RFC3339)),
 				plotting.Text(def.Display(c.MeanBefore)), plotting.Text(def.Display(c.MeanAfter)),
 				plotting.Num("%+.2f%%", c.ForwardChangePercent()), plotting.Num("%.2g", c.PValue))
 		}
-		for j, p := range s.Points {
+		for j, p := range s.Records {
 			seriesCol = append(seriesCol, names[i])
 			times = append(times, float64(p.Time.Unix()))
 			timeText = append(timeText, p.Time.Format(time.RFC3339))
-			values = append(values, p.Value/divisor)
+			values = append(values, s.Value(j)/divisor)
 			uuids = append(uuids, p.TestUUID)
 			marks = append(marks, marked[j])
 			if first.IsZero() || p.Time.Before(first) {

@@ -8,8 +8,8 @@ import (
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
-	"github.com/seshat-bench/seshat/store"
 )
 
 // DefaultXKey is the setting the scaling report draws on the x axis.
@@ -52,7 +52,7 @@ func newXAxis(runs []measured) xAxis {
 			numeric = false
 		}
 	}
-	store.SortValues(values)
+	models.SortValues(values)
 	a := xAxis{numeric: numeric}
 	if numeric {
 		lo, _ := number(values[0])
@@ -76,18 +76,10 @@ func (a xAxis) position(v any) float64 {
 	return float64(slices.Index(a.categories, valueOrUnset(v)))
 }
 
+// number is a setting as a finite number, for an axis.
 func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
-	}
-	return 0, false
+	f, ok := models.Number(v)
+	return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 // scalingFrame aggregates a panel's runs per batch and x value: n, median,

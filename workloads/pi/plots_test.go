@@ -2,12 +2,14 @@ package pi
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
@@ -152,11 +154,11 @@ func TestKPIHistory(t *testing.T) {
 		l["framework_version"] = "1.24" // ignored: the series goes on across versions
 		ts := time.Date(2025, 1, 1+day, 0, 0, 0, 0, time.UTC)
 		payloads = append(payloads, &models.Payload{
-			Metadata: models.Metadata{Workload: Name, Labels: l, Start: ts},
+			Metadata: models.Metadata{TestUUID: fmt.Sprint("day-", day), Workload: Name, Labels: l, Start: ts},
 			KPIs:     map[string]models.KPIValue{"rate_gflops": {Value: rate, Unit: "GFLOPS", Timestamp: ts}},
 		})
 	}
-	ctx.History = plotting.PayloadHistory("test", payloads)
+	ctx.History = lts.NewMemory("test", payloads...)
 	page, err = kpiHistoryReport(ctx)
 	if err != nil || page.Empty != "" {
 		t.Fatalf("history: %v, %q", err, page.Empty)

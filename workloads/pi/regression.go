@@ -1,6 +1,9 @@
 package pi
 
-import "github.com/seshat-bench/seshat/workloads"
+import (
+	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/workloads"
+)
 
 // RegressionKeys implements workloads.RegressionDefaults.
 //
@@ -18,8 +21,8 @@ import "github.com/seshat-bench/seshat/workloads"
 // The kernel release is ignored: CI hosts are patched under the runs, and
 // splitting histories at every patch would leave each new kernel without
 // history, hiding the regressions the analysis is for.
-func (Workload) RegressionKeys() workloads.RegressionKeys {
-	return workloads.RegressionKeys{
+func (Workload) RegressionKeys() regression.Keys {
+	return regression.Keys{
 		ComparisonKeys: []string{"framework_version", "blas", "cuda_version", "os"},
 		IgnoredKeys:    []string{"kernel"},
 		SortingKeys:    []string{"pi", "backend", "device", "dtype", "matrix_size", "batch"},

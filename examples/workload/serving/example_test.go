@@ -43,7 +43,7 @@ func lookup(name string) (lts.Workload, bool) {
 
 // payloads parses a results directory and builds its LTS payloads, the
 // work of `seshat parse --output-lts`.
-func payloads(results string) ([]lts.Record, error) {
+func payloads(results string) ([]lts.EntryPayload, error) {
 	m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Lookup})
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads/pi/kernels"
 	"github.com/seshat-bench/seshat/workloads/pi/measure"
 )
@@ -444,7 +444,7 @@ func decodeExec(r reader, p *Params) error {
 		case nil, []any, map[string]any:
 			return &SettingError{"command", fmt.Sprintf("argument %d must be a scalar, got %v", i, a)}
 		default:
-			arg = store.FormatValue(x)
+			arg = models.FormatValue(x)
 		}
 		var subErr error
 		arg = placeholder.ReplaceAllStringFunc(arg, func(m string) string {
@@ -456,7 +456,7 @@ func decodeExec(r reader, p *Params) error {
 			if !ok && subErr == nil {
 				subErr = &SettingError{"command", fmt.Sprintf("argument %d: {%s} names no setting of this run", i, key)}
 			}
-			return store.FormatValue(val)
+			return models.FormatValue(val)
 		})
 		if subErr != nil {
 			return subErr

@@ -1,10 +1,11 @@
-package lts_test
+package opensearch_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/opensearch"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
 // checkAllStoredOnce fails unless the server holds exactly the payloads ps
@@ -33,7 +36,7 @@ func checkAllStoredOnce(t *testing.T, ts *opensearchtest.TestServer, names lts.I
 				continue
 			}
 			want, _ := json.Marshal(d)
-			if canonical(t, json.RawMessage(got)) != canonical(t, json.RawMessage(want)) {
+			if ltstest.Canonical(t, json.RawMessage(got)) != ltstest.Canonical(t, json.RawMessage(want)) {
 				t.Errorf("KPI document %s is %s, want %s (as seshat kpis --format json writes it)", d.ID(), got, want)
 			}
 		}
@@ -43,6 +46,57 @@ func checkAllStoredOnce(t *testing.T, ts *opensearchtest.TestServer, names lts.I
 	}
 	if n := ts.DocCount(names.KPIs()); n != kpis {
 		t.Errorf("%d KPI documents, want %d", n, kpis)
+	}
+}
+
+// fastRetries are retry bounds for tests: short delays, seeded jitter.
+func fastRetries(seed uint64) lts.RetryPolicy {
+	return lts.RetryPolicy{Initial: time.Millisecond, Max: 20 * time.Millisecond, Timeout: 10 * time.Second,
+		Rand: rand.New(rand.NewPCG(seed, seed))}
+}
+
+func piWorkload() lts.Workload { return pi.Workload{} }
+
+// openOpenSearch opens a store on the test server ts with test defaults.
+func openOpenSearch(t testing.TB, ts *opensearchtest.TestServer, opts lts.StoreOptions) lts.Store {
+	t.Helper()
+	if opts.Workloads == nil {
+		opts.Workloads = []lts.Workload{piWorkload()}
+	}
+	if opts.Retry.Rand == nil {
+		opts.Retry = fastRetries(1)
+	}
+	return ltstest.Open(t, ts.URL, opts)
+}
+
+// TestConformance: the OpenSearch store answers as every store does (against
+// the test server).
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	ltstest.Conformance(t, func(t testing.TB, opts lts.StoreOptions) lts.Store {
+		return openOpenSearch(t, opensearchtest.Start(t, opensearchtest.Config{Seed: 1}), opts)
+	})
+}
+
+// The line upload prints says what was written where: indices, KPI
+// documents, those of earlier uploads removed because the runs no longer
+// have those KPIs, requests and retries.
+func TestDescribePut(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 1})
+	s := openOpenSearch(t, ts, lts.StoreOptions{Index: lts.IndexNames{Index: "perf"}})
+	for _, tt := range []struct {
+		stats lts.PutStats
+		want  string
+	}{
+		{lts.PutStats{Payloads: 3, Created: 3, KPIDocuments: 15, Requests: 2},
+			"stored 3 payload(s) in https://u:xxxxx@search:9200 index perf: 3 new, 0 replaced; 15 KPI document(s) in index perf-kpis; 2 request(s), 0 document(s) retried"},
+		{lts.PutStats{Payloads: 3, Replaced: 3, KPIDocuments: 12, StaleKPIDocuments: 3, Requests: 3, Retries: 1},
+			"stored 3 payload(s) in https://u:xxxxx@search:9200 index perf: 0 new, 3 replaced; 12 KPI document(s) in index perf-kpis (3 no longer computed removed); 3 request(s), 1 document(s) retried"},
+	} {
+		if got := lts.DescribePut(s, lts.Redact("https://u:secret@search:9200"), tt.stats); got != tt.want {
+			t.Errorf("\n got %s\nwant %s", got, tt.want)
+		}
 	}
 }
 
@@ -215,7 +269,7 @@ func TestOpenSearchFinalFailures(t *testing.T) {
 				Match: func(it opensearchtest.BulkItem) bool { return it.ID == bad }}}})
 		s := openOpenSearch(t, ts, lts.StoreOptions{})
 		stats, err := s.Put(context.Background(), ps)
-		var ue *lts.UploadError
+		var ue *opensearch.UploadError
 		if !errors.As(err, &ue) || ue.Failed != 1 || ue.Total != 60 {
 			t.Fatalf("error = %v, want 1 of 60 documents not stored", err)
 		}
@@ -236,7 +290,7 @@ func TestOpenSearchFinalFailures(t *testing.T) {
 		opts.Retry.Timeout = 300 * time.Millisecond
 		s := openOpenSearch(t, ts, opts)
 		_, err := s.Put(context.Background(), ps)
-		var ue *lts.UploadError
+		var ue *opensearch.UploadError
 		if !errors.As(err, &ue) || ue.Failed != 60 {
 			t.Fatalf("error = %v, want all 60 documents not stored", err)
 		}
@@ -368,7 +422,7 @@ func TestOpenSearchEmpty(t *testing.T) {
 	if n, err := s.Count(context.Background(), lts.Query{}); err != nil || n != 0 {
 		t.Errorf("Count = %d, %v", n, err)
 	}
-	if got := collect(t, s, lts.Query{Labels: map[string][]string{"device": {"cpu"}}}); len(got) != 0 {
+	if got := ltstest.Collect(t, s, lts.Query{Labels: models.Filter{"device": {"cpu"}}}); len(got) != 0 {
 		t.Errorf("%d payloads", len(got))
 	}
 }
@@ -385,8 +439,8 @@ func TestOpenSearchQueryRetries(t *testing.T) {
 	}
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Skip: 1, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Skip: 3, Times: 1, Fault: opensearchtest.Fault{Drop: true}})
-	got := collect(t, s, lts.Query{})
-	checkOrdered(t, got)
+	got := ltstest.Collect(t, s, lts.Query{})
+	ltstest.CheckOrdered(t, got)
 	if len(got) != 40 {
 		t.Errorf("%d payloads, want 40", len(got))
 	}

@@ -1,4 +1,7 @@
-package lts
+// Package opensearch is the OpenSearch LTS store (opensearch-go), opened
+// from an http:// or https://host:port URL. It registers itself with
+// package lts in init.
+package opensearch
 
 import (
 	"bytes"
@@ -19,33 +22,43 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opensearch-project/opensearch-go/v2"
+	osclient "github.com/opensearch-project/opensearch-go/v2"
 	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
-type openSearchStore struct {
-	client    *opensearch.Client
+type store struct {
+	client    *osclient.Client
 	transport *http.Transport
 	addr      string // the URL without credentials, for messages
-	names     IndexNames
-	opts      StoreOptions
+	names     lts.IndexNames
+	opts      lts.StoreOptions
 	rand      *rand.Rand
 	// templatesReady is set once both index templates are known to exist.
 	templatesReady bool
 }
 
-// openOpenSearch prepares a client of the OpenSearch at u; nothing is sent
+func init() {
+	lts.Register("http", "http(s)://host:port", open)
+	lts.Register("https", "http(s)://host:port", open)
+}
+
+// open prepares a client of the OpenSearch at rawURL; nothing is sent
 // until the first call. Credentials in the URL are used as basic auth
 // unless opts has some, and are never shown.
-func openOpenSearch(_ context.Context, u *url.URL, opts StoreOptions) (*openSearchStore, error) {
+func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", lts.Redact(rawURL))
+	}
 	if u.User != nil {
 		if opts.Username == "" {
 			opts.Username = u.User.Username()
 			if pw, ok := u.User.Password(); ok && opts.Password == "" {
-				opts.Password = Secret(pw)
+				opts.Password = lts.Secret(pw)
 			}
 		}
 		u.User = nil
@@ -69,7 +82,7 @@ func openOpenSearch(_ context.Context, u *url.URL, opts StoreOptions) (*openSear
 		}
 		tr.TLSClientConfig.RootCAs = pool
 	}
-	client, err := opensearch.NewClient(opensearch.Config{
+	client, err := osclient.NewClient(osclient.Config{
 		Addresses: []string{u.String()},
 		Username:  opts.Username,
 		Password:  opts.Password.Reveal(),
@@ -86,13 +99,13 @@ func openOpenSearch(_ context.Context, u *url.URL, opts StoreOptions) (*openSear
 	if r == nil {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return &openSearchStore{client: client, transport: tr, addr: u.String(), names: opts.Index.withDefaults(), opts: opts, rand: r}, nil
+	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r}, nil
 }
 
-func (s *openSearchStore) String() string { return s.addr }
+func (s *store) String() string { return s.addr }
 
 // Close releases idle connections.
-func (s *openSearchStore) Close() error {
+func (s *store) Close() error {
 	s.transport.CloseIdleConnections()
 	return nil
 }
@@ -135,7 +148,7 @@ func retryableStatus(code int) bool {
 
 // send performs one request and reads its answer; HTTP errors (status >=
 // 300, except the ones ok lists) become a *requestError.
-func (s *openSearchStore) send(ctx context.Context, stats *PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
+func (s *store) send(ctx context.Context, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
 	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	stats.Requests++
@@ -226,13 +239,13 @@ func errorReason(body []byte) string {
 // retry starts. Time spent on requests that succeed does not count, so a
 // long upload keeps its whole budget for its troubles.
 type backoff struct {
-	s       *openSearchStore
+	s       *store
 	attempt int           // retries since the last success: the exponent
 	retries int           // retries in all, for messages
 	spent   time.Duration // retrying so far
 }
 
-func (s *openSearchStore) newBackoff() *backoff { return &backoff{s: s} }
+func (s *store) newBackoff() *backoff { return &backoff{s: s} }
 
 // succeeded restarts the exponential growth after a success.
 func (b *backoff) succeeded() { b.attempt = 0 }
@@ -271,7 +284,7 @@ func (b *backoff) gaveUp() string {
 
 // do sends a request, retrying retryable failures until the deadline.
 // body rebuilds the request (its body is consumed by each attempt).
-func (s *openSearchStore) do(ctx context.Context, stats *PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
+func (s *store) do(ctx context.Context, stats *lts.PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
 	b := s.newBackoff()
 	for {
 		start := time.Now()
@@ -295,11 +308,11 @@ func (s *openSearchStore) do(ctx context.Context, stats *PutStats, op string, bu
 // ensureTemplates installs the index templates of both indices when the
 // cluster lacks them; existing ones are left alone (an operator may have
 // tuned them).
-func (s *openSearchStore) ensureTemplates(ctx context.Context, stats *PutStats) error {
+func (s *store) ensureTemplates(ctx context.Context, stats *lts.PutStats) error {
 	if s.templatesReady {
 		return nil
 	}
-	tpls := IndexTemplates(s.names, s.opts.Workloads)
+	tpls := lts.IndexTemplates(s.names, s.opts.Workloads)
 	names := make([]string, 0, len(tpls))
 	for n := range tpls {
 		names = append(names, n)
@@ -412,8 +425,8 @@ func (e *UploadError) Error() string {
 // documents are re-sent alone when the failure is retryable; the ones left
 // when retrying is over make an *UploadError. Both indices are refreshed at
 // the end, so a query right after sees the upload.
-func (s *openSearchStore) Put(ctx context.Context, payloads []*models.Payload) (PutStats, error) {
-	var stats PutStats
+func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutStats, error) {
+	var stats lts.PutStats
 	if len(payloads) == 0 {
 		return stats, nil
 	}
@@ -491,7 +504,7 @@ func (s *openSearchStore) Put(ctx context.Context, payloads []*models.Payload) (
 
 // batchLen is how many of docs go into the next bulk request: at most
 // MaxBulkDocs and MaxBulkBytes (at least one, however large).
-func (s *openSearchStore) batchLen(docs []bulkDoc) int {
+func (s *store) batchLen(docs []bulkDoc) int {
 	size := 0
 	for i, d := range docs {
 		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.opts.MaxBulkBytes) {
@@ -520,7 +533,7 @@ type bulkAnswer struct {
 // sendBatch sends one bulk request and re-sends its retryable failures
 // (only those) until they are stored or b's deadline passes. It returns the
 // documents not stored, and an error when the upload cannot go on.
-func (s *openSearchStore) sendBatch(ctx context.Context, stats *PutStats, b *backoff, batch []bulkDoc) ([]failedDoc, error) {
+func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, batch []bulkDoc) ([]failedDoc, error) {
 	var failed []failedDoc
 	first := true
 	for len(batch) > 0 {
@@ -605,7 +618,7 @@ func itemReason(status int, e *struct {
 	return fmt.Sprintf("HTTP %d: %s: %s", status, e.Type, e.Reason)
 }
 
-func (s *openSearchStore) countStored(stats *PutStats, d bulkDoc, result string) {
+func (s *store) countStored(stats *lts.PutStats, d bulkDoc, result string) {
 	if d.delete {
 		if result == "deleted" {
 			stats.StaleKPIDocuments++
@@ -640,7 +653,7 @@ const (
 // fresh upload finds none. The search neither sorts nor relies on the
 // mapping of the index template: an operator's own template may map
 // test_uuid as text (with a .keyword sub-field), which cannot be sorted on.
-func (s *openSearchStore) removeStaleKPIs(ctx context.Context, stats *PutStats, b *backoff, payloads []*models.Payload) error {
+func (s *store) removeStaleKPIs(ctx context.Context, stats *lts.PutStats, b *backoff, payloads []*models.Payload) error {
 	for start := 0; start < len(payloads); start += staleChunk {
 		chunk := payloads[start:min(start+staleChunk, len(payloads))]
 		uuids := make([]string, 0, len(chunk))
@@ -690,7 +703,7 @@ func (s *openSearchStore) removeStaleKPIs(ctx context.Context, stats *PutStats, 
 }
 
 // deleteDocs deletes documents of index by id, in bulk requests.
-func (s *openSearchStore) deleteDocs(ctx context.Context, stats *PutStats, b *backoff, index string, ids []string) error {
+func (s *store) deleteDocs(ctx context.Context, stats *lts.PutStats, b *backoff, index string, ids []string) error {
 	for len(ids) > 0 {
 		n := min(len(ids), s.opts.MaxBulkDocs)
 		batch := make([]bulkDoc, 0, n)
@@ -715,7 +728,7 @@ func (s *openSearchStore) deleteDocs(ctx context.Context, stats *PutStats, b *ba
 
 // searchIDs returns the ids of the hits of one search of index (an index
 // that does not exist has none).
-func (s *openSearchStore) searchIDs(ctx context.Context, stats *PutStats, index string, body []byte) ([]string, error) {
+func (s *store) searchIDs(ctx context.Context, stats *lts.PutStats, index string, body []byte) ([]string, error) {
 	r, err := s.do(ctx, stats, "search", func() opensearchapi.Request {
 		return opensearchapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
@@ -758,10 +771,13 @@ var searchSort = []any{
 // resolution.
 func openSearchTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-func (q Query) openSearch() map[string]any {
+func searchQuery(q lts.Query) map[string]any {
 	var filters []any
-	for _, name := range sortedLabelNames(q.Labels) {
+	for _, name := range q.Labels.Names() {
 		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.labels." + name: q.Labels[name]}})
+	}
+	if q.Workload != "" {
+		filters = append(filters, map[string]any{"term": map[string]any{"metadata.workload": q.Workload}})
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		r := map[string]any{}
@@ -786,15 +802,15 @@ func indexMissing(r *response) bool {
 }
 
 // Count counts the matching payloads.
-func (s *openSearchStore) Count(ctx context.Context, q Query) (int64, error) {
+func (s *store) Count(ctx context.Context, q lts.Query) (int64, error) {
 	if err := q.Check(); err != nil {
 		return 0, err
 	}
-	body, err := json.Marshal(map[string]any{"query": q.openSearch()})
+	body, err := json.Marshal(map[string]any{"query": searchQuery(q)})
 	if err != nil {
 		return 0, err
 	}
-	var stats PutStats
+	var stats lts.PutStats
 	r, err := s.do(ctx, &stats, "count", func() opensearchapi.Request {
 		return opensearchapi.CountRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
@@ -816,24 +832,46 @@ func (s *openSearchStore) Count(ctx context.Context, q Query) (int64, error) {
 	return *ans.Count, nil
 }
 
-// Query pages through the matches with search_after on (time, test_uuid).
-func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error] {
+// Payloads yields the whole payloads of the matches.
+func (s *store) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*models.Payload, error] {
+	return s.search(ctx, q, false)
+}
+
+// Records yields the records of the matches, read from their payloads
+// without results (most of a payload, left on the server).
+func (s *store) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, error] {
+	return func(yield func(lts.Record, error) bool) {
+		for p, err := range s.search(ctx, q, true) {
+			if err != nil {
+				yield(lts.Record{}, err)
+				return
+			}
+			if !yield(lts.RecordOf(p).Only(q.KPIs), nil) {
+				return
+			}
+		}
+	}
+}
+
+// search pages through the matches with search_after on (time, test_uuid).
+func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) iter.Seq2[*models.Payload, error] {
 	return func(yield func(*models.Payload, error) bool) {
 		if err := q.Check(); err != nil {
 			yield(nil, err)
 			return
 		}
 		var after []json.RawMessage
+		pageSize := q.PageSizeOr(s.opts.PageSize)
 		for {
 			req := map[string]any{
-				"size":  s.opts.PageSize,
-				"query": q.openSearch(),
+				"size":  pageSize,
+				"query": searchQuery(q),
 				"sort":  searchSort,
 			}
 			if after != nil {
 				req["search_after"] = after
 			}
-			if q.WithoutResults {
+			if withoutResults {
 				req["_source"] = map[string]any{"excludes": []string{"results"}}
 			}
 			body, err := json.Marshal(req)
@@ -841,7 +879,7 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				yield(nil, err)
 				return
 			}
-			var stats PutStats
+			var stats lts.PutStats
 			r, err := s.do(ctx, &stats, "search", func() opensearchapi.Request {
 				return opensearchapi.SearchRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 			}, http.StatusNotFound)
@@ -870,7 +908,7 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				return
 			}
 			for _, h := range ans.Hits.Hits {
-				p, err := decodeStored(h.Source, q.WithoutResults)
+				p, err := lts.DecodeStored(h.Source, withoutResults)
 				if err != nil {
 					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
 					return
@@ -880,7 +918,7 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 				}
 			}
 			hits := ans.Hits.Hits
-			if len(hits) < s.opts.PageSize {
+			if len(hits) < pageSize {
 				return
 			}
 			after = hits[len(hits)-1].Sort
@@ -890,4 +928,15 @@ func (s *openSearchStore) Query(ctx context.Context, q Query) iter.Seq2[*models.
 			}
 		}
 	}
+}
+
+// DescribePut says what a Put did: payloads in the payload index, KPI
+// documents in the KPI index, requests and retries.
+func (s *store) DescribePut(name string, st lts.PutStats) string {
+	stale := ""
+	if st.StaleKPIDocuments > 0 {
+		stale = fmt.Sprintf(" (%d no longer computed removed)", st.StaleKPIDocuments)
+	}
+	return fmt.Sprintf("stored %d payload(s) in %s index %s: %d new, %d replaced; %d KPI document(s) in index %s%s; %d request(s), %d document(s) retried",
+		st.Payloads, name, s.names.Payloads(), st.Created, st.Replaced, st.KPIDocuments, s.names.KPIs(), stale, st.Requests, st.Retries)
 }

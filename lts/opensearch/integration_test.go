@@ -1,4 +1,4 @@
-package lts_test
+package opensearch_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // TestOpenSearchIntegration runs the store against a real OpenSearch named
@@ -56,9 +57,9 @@ func TestOpenSearchIntegration(t *testing.T) {
 	if n, err := s.Count(ctx, lts.Query{}); err != nil || n != 300 {
 		t.Errorf("Count = %d, %v; want 300 after two uploads", n, err)
 	}
-	q := lts.Query{Labels: map[string][]string{"matrix_size": {ltstest.MatrixSize(1)}}, Since: ps[30].Metadata.Start}
-	got := collect(t, s, q)
-	checkOrdered(t, got)
+	q := lts.Query{Labels: models.Filter{"matrix_size": {ltstest.MatrixSize(1)}}, Since: ps[30].Metadata.Start}
+	got := ltstest.Collect(t, s, q)
+	ltstest.CheckOrdered(t, got)
 	want := 0
 	for i, p := range ps {
 		if i%3 == 1 && !p.Metadata.Start.Before(ps[30].Metadata.Start) {
@@ -68,7 +69,7 @@ func TestOpenSearchIntegration(t *testing.T) {
 	if len(got) != want {
 		t.Errorf("series since payload 30: %d payloads, want %d", len(got), want)
 	}
-	if all := collect(t, s, lts.Query{}); len(all) != 300 {
+	if all := ltstest.Collect(t, s, lts.Query{}); len(all) != 300 {
 		t.Errorf("%d payloads, want 300", len(all))
 	}
 }

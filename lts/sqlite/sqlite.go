@@ -1,4 +1,7 @@
-package lts
+// Package sqlite is the embedded LTS store: one SQLite file (modernc.org/sqlite,
+// pure Go), opened from a sqlite:PATH URL. It registers itself with package
+// lts in init.
+package sqlite
 
 import (
 	"context"
@@ -21,12 +24,13 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, "sqlite"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
-// sqliteMigrations bring a store from schema version i (PRAGMA user_version)
+// migrations bring a store from schema version i (PRAGMA user_version)
 // to i+1. Append only: a released migration never changes.
-var sqliteMigrations = []string{
+var migrations = []string{
 	// 1: payloads stored whole, keyed by test_uuid. Each distinct label
 	// (name, value) gets an integer id and the number of payloads that
 	// have it; labels links payloads to them, so that a label query is an
@@ -54,7 +58,7 @@ var sqliteMigrations = []string{
 	// 2: each payload's labels and KPI values as a small JSON document
 	// beside it, {"labels": {...}, "kpis": {"name": value}}, so that
 	// regression history reads a tenth of the bytes and decodes no
-	// results (QueryKPIs).
+	// results (what is now Records).
 	`ALTER TABLE payloads ADD COLUMN summary TEXT NOT NULL DEFAULT '{}';
 	UPDATE payloads SET summary = json_object(
 		'labels', json(COALESCE(payload->'$.metadata.labels', '{}')),
@@ -84,27 +88,70 @@ var sqliteMigrations = []string{
 	SELECT p.id, p.test_uuid, p.start_ns, ls.id,
 		json(COALESCE((SELECT json_group_object(key, value->'$.value') FROM json_each(p.payload, '$.kpis')), '{}'))
 	FROM payloads p JOIN label_sets ls ON ls.labels = json(COALESCE(p.payload->'$.metadata.labels', '{}'));`,
+	// 4: the summaries hold the whole lts.Record. Each payload's workload
+	// (a column, for Query.Workload), its kind — workload, exit code and
+	// KPI definitions (unit, help, direction), each distinct kind once,
+	// {"workload", "exit_code", "kpis": {"name": {"unit", "help",
+	// "lower_better"}}} — and its build (metadata.build, each distinct one
+	// once; NULL when the run has none). Like label sets, kinds and builds
+	// are decoded once per query: a record costs no more to read than the
+	// values did.
+	`CREATE TABLE kinds (
+		id INTEGER PRIMARY KEY,
+		kind TEXT NOT NULL UNIQUE
+	);
+	CREATE TABLE builds (
+		id INTEGER PRIMARY KEY,
+		build TEXT NOT NULL UNIQUE
+	);
+	ALTER TABLE summaries ADD COLUMN workload TEXT NOT NULL DEFAULT '';
+	ALTER TABLE summaries ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE summaries ADD COLUMN build INTEGER REFERENCES builds (id);
+	CREATE TEMP TABLE migrated AS
+	SELECT p.id, p.workload,
+		json_object('workload', p.workload, 'exit_code', json(p.payload->'$.metadata.exit_code'),
+			'kpis', json(COALESCE((SELECT json_group_object(key, json_object(
+				'unit', COALESCE(value->>'$.unit', ''),
+				'help', COALESCE(value->>'$.help', ''),
+				'lower_better', json(CASE WHEN value->'$.lower_better' = 'true' THEN 'true' ELSE 'false' END)))
+				FROM json_each(p.payload, '$.kpis')), '{}'))) AS kind,
+		json(p.payload->'$.metadata.build') AS build
+	FROM payloads p;
+	INSERT OR IGNORE INTO kinds (kind) SELECT kind FROM migrated;
+	INSERT OR IGNORE INTO builds (build) SELECT build FROM migrated WHERE build IS NOT NULL;
+	UPDATE summaries SET
+		workload = (SELECT m.workload FROM migrated m WHERE m.id = summaries.id),
+		kind = (SELECT k.id FROM migrated m JOIN kinds k ON k.kind = m.kind WHERE m.id = summaries.id),
+		build = (SELECT b.id FROM migrated m JOIN builds b ON b.build = m.build WHERE m.id = summaries.id);
+	DROP TABLE migrated;`,
 }
 
-// sqliteApplicationID marks a database file as a seshat store ("SESH").
-const sqliteApplicationID = 0x53455348
+// applicationID marks a database file as a seshat store ("SESH").
+const applicationID = 0x53455348
 
-// sqliteBusyTimeout is how long a writer waits for another one (a parallel
+// busyTimeout is how long a writer waits for another one (a parallel
 // upload) before giving up.
-const sqliteBusyTimeout = 60 * time.Second
+const busyTimeout = 60 * time.Second
 
-type sqliteStore struct {
+type store struct {
 	db       *sql.DB
 	path     string
 	pageSize int
 }
 
-// openSQLite opens (creating it and its directories when missing) the
-// store at path and brings its schema up to date.
-func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteStore, error) {
+func init() { lts.Register("sqlite", "sqlite:PATH", open) }
+
+// open opens (creating it and its directories when missing, unless
+// opts.MustExist) the store of a sqlite:PATH URL and brings its schema up
+// to date.
+func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
+	_, path, _ := strings.Cut(rawURL, ":")
+	if path == "" {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: no path after sqlite:", rawURL)
+	}
 	if opts.MustExist {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, exitcode.Errorf(exitcode.NoData, "store sqlite:%s does not exist: nothing was uploaded there", path)
+			return nil, exitcode.With(exitcode.NoData, fmt.Errorf("store sqlite:%s does not exist: %w", path, lts.ErrNoStore))
 		}
 	}
 	if dir := filepath.Dir(path); dir != "" {
@@ -119,7 +166,7 @@ func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteSto
 	// in WAL mode except on power loss, which at worst drops the last
 	// upload.
 	q := url.Values{}
-	q.Set("_busy_timeout", fmt.Sprint(sqliteBusyTimeout.Milliseconds()))
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
@@ -136,7 +183,7 @@ func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteSto
 	if err != nil {
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
-	s := &sqliteStore{db: db, path: path, pageSize: opts.PageSize}
+	s := &store{db: db, path: path, pageSize: opts.PageSize}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
@@ -144,13 +191,13 @@ func openSQLite(ctx context.Context, path string, opts StoreOptions) (*sqliteSto
 	return s, nil
 }
 
-func (s *sqliteStore) String() string { return "sqlite:" + s.path }
+func (s *store) String() string { return "sqlite:" + s.path }
 
-func (s *sqliteStore) Close() error { return s.db.Close() }
+func (s *store) Close() error { return s.db.Close() }
 
 // migrate applies the migrations the file lacks, in one transaction, so a
 // concurrent opener sees the old schema or the new one.
-func (s *sqliteStore) migrate(ctx context.Context) error {
+func (s *store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -164,39 +211,39 @@ func (s *sqliteStore) migrate(ctx context.Context) error {
 		return err
 	}
 	switch {
-	case version > len(sqliteMigrations):
-		return fmt.Errorf("schema version %d is newer than this seshat knows (%d): upgrade seshat", version, len(sqliteMigrations))
-	case version == len(sqliteMigrations):
+	case version > len(migrations):
+		return fmt.Errorf("schema version %d is newer than this seshat knows (%d): upgrade seshat", version, len(migrations))
+	case version == len(migrations):
 		return nil
 	case version == 0:
 		var tables int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
 			return err
 		}
-		if tables > 0 || (appID != 0 && appID != sqliteApplicationID) {
+		if tables > 0 || (appID != 0 && appID != applicationID) {
 			return exitcode.Errorf(exitcode.InvalidInput, "not a seshat store (a SQLite database with other tables)")
 		}
-	case appID != sqliteApplicationID:
+	case appID != applicationID:
 		return exitcode.Errorf(exitcode.InvalidInput, "not a seshat store (application_id %#x)", appID)
 	}
-	for v := version; v < len(sqliteMigrations); v++ {
-		if _, err := tx.ExecContext(ctx, sqliteMigrations[v]); err != nil {
+	for v := version; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 		}
 	}
 	// PRAGMA takes no parameters; the values are constants.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(sqliteMigrations))); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", sqliteApplicationID)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
 // Put stores the payloads in one transaction: all or nothing.
-func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutStats, error) {
-	var stats PutStats
+func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutStats, error) {
+	var stats lts.PutStats
 	if len(payloads) == 0 {
 		return stats, nil
 	}
@@ -209,7 +256,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 		return stats, fmt.Errorf("%s: %w", s, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	w, err := newSQLiteWriter(ctx, tx)
+	w, err := newWriter(ctx, tx)
 	if err != nil {
 		return stats, fmt.Errorf("%s: %w", s, err)
 	}
@@ -217,7 +264,7 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 	for i, p := range payloads {
 		replaced, err := w.put(ctx, p, docs[i])
 		if err != nil {
-			return PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
+			return lts.PutStats{}, fmt.Errorf("%s: payload %s: %w", s, p.Metadata.TestUUID, err)
 		}
 		stats.Payloads++
 		if replaced {
@@ -227,36 +274,38 @@ func (s *sqliteStore) Put(ctx context.Context, payloads []*models.Payload) (PutS
 		}
 	}
 	if err := w.flushCounts(ctx); err != nil {
-		return PutStats{}, fmt.Errorf("%s: %w", s, err)
+		return lts.PutStats{}, fmt.Errorf("%s: %w", s, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return PutStats{}, fmt.Errorf("%s: %w", s, err)
+		return lts.PutStats{}, fmt.Errorf("%s: %w", s, err)
 	}
 	return stats, nil
 }
 
 // encodedPayload is a payload as the store writes it: the whole document,
-// its label set and its KPI values.
+// and its summary: label set, KPI values, kind, build (nil when none).
 type encodedPayload struct {
-	doc, labels, kpis []byte
+	doc, labels, values, kind, build []byte
 }
 
 // encodePayloads marshals payloads in parallel, before the transaction
 // starts: encoding is a third of an upload's time, and a parallel upload
 // waits for the write lock meanwhile.
 func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
+	kinds, err := encodeKinds(payloads)
+	if err != nil {
+		return nil, err
+	}
 	docs := make([]encodedPayload, len(payloads))
-	err := parallelEach(len(payloads), 32, func(i int) error {
-		var e encodedPayload
+	err = parallelEach(len(payloads), 32, func(i int) error {
+		p := payloads[i]
+		e := encodedPayload{kind: kinds[i]}
 		var err error
-		sum := summaryOf(payloads[i])
-		if e.doc, err = json.Marshal(payloads[i]); err == nil {
-			if e.labels, err = json.Marshal(sum.Labels); err == nil {
-				e.kpis, err = json.Marshal(sum.KPIs)
-			}
+		if e.doc, err = json.Marshal(p); err == nil {
+			e.labels, e.values, e.build, err = encodeSummary(p)
 		}
 		if err != nil {
-			return fmt.Errorf("payload %s: %w", payloads[i].Metadata.TestUUID, err)
+			return fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
 		}
 		docs[i] = e
 		return nil
@@ -294,21 +343,28 @@ func idArgs(ids []int64) (args []any, pos map[int64]int) {
 	return args, pos
 }
 
-// sqliteWriter holds the prepared statements of one upload transaction
-// and the label value ids it met.
-type sqliteWriter struct {
+// writer holds the prepared statements of one upload transaction and the
+// ids it met: label values, and the label sets, KPI definition sets and
+// builds of the summaries (interned: each distinct document once).
+type writer struct {
 	tx                                        *sql.Tx
 	find, insert, update, summary, oldLabels  *sql.Stmt
-	findSet, insertSet                        *sql.Stmt
 	findValue, insertValue, deleteLabel, bump *sql.Stmt
 	insertLabels                              map[int]*sql.Stmt // by number of labels
 	valueIDs                                  map[[2]string]int64
-	setIDs                                    map[string]int64 // label sets by their JSON
-	counts                                    map[int64]int    // payloads gained per label value
+	labelSets, kinds, builds                  *interned
+	counts                                    map[int64]int // payloads gained per label value
 }
 
-func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
-	w := &sqliteWriter{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, setIDs: map[string]int64{}, counts: map[int64]int{}}
+// interned is a table of distinct documents: each gets an id once.
+type interned struct {
+	find, insert *sql.Stmt
+	ids          map[string]int64
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{tx: tx, insertLabels: map[int]*sql.Stmt{}, valueIDs: map[[2]string]int64{}, counts: map[int64]int{},
+		labelSets: &interned{ids: map[string]int64{}}, kinds: &interned{ids: map[string]int64{}}, builds: &interned{ids: map[string]int64{}}}
 	for _, st := range []struct {
 		dst   **sql.Stmt
 		query string
@@ -316,9 +372,13 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, label_set, kpis) VALUES (?, ?, ?, ?, ?)"},
-		{&w.findSet, "SELECT id FROM label_sets WHERE labels = ?"},
-		{&w.insertSet, "INSERT INTO label_sets (labels) VALUES (?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
+		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
+		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
+		{&w.kinds.insert, "INSERT INTO kinds (kind) VALUES (?)"},
+		{&w.builds.find, "SELECT id FROM builds WHERE build = ?"},
+		{&w.builds.insert, "INSERT INTO builds (build) VALUES (?)"},
 		// The old labels come from the stored payload itself, so that
 		// labels needs no second index (which would slow every upload).
 		{&w.oldLabels, "SELECT key, value FROM payloads, json_each(payloads.payload, '$.metadata.labels') WHERE payloads.id = ?"},
@@ -337,8 +397,9 @@ func newSQLiteWriter(ctx context.Context, tx *sql.Tx) (*sqliteWriter, error) {
 	return w, nil
 }
 
-func (w *sqliteWriter) close() {
-	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.findSet, w.insertSet, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump} {
+func (w *writer) close() {
+	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
+		w.labelSets.find, w.labelSets.insert, w.kinds.find, w.kinds.insert, w.builds.find, w.builds.insert} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -349,7 +410,7 @@ func (w *sqliteWriter) close() {
 }
 
 // put inserts or replaces one payload and its labels; replaced tells which.
-func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, e encodedPayload) (replaced bool, err error) {
+func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (replaced bool, err error) {
 	m := p.Metadata
 	var id int64
 	err = w.find.QueryRowContext(ctx, m.TestUUID).Scan(&id)
@@ -373,63 +434,68 @@ func (w *sqliteWriter) put(ctx context.Context, p *models.Payload, e encodedPayl
 			return true, err
 		}
 	}
-	set, err := w.labelSetID(ctx, e.labels)
+	set, err := w.labelSets.id(ctx, e.labels)
 	if err != nil {
 		return replaced, err
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), set, string(e.kpis)); err != nil {
+	kind, err := w.kinds.id(ctx, e.kind)
+	if err != nil {
+		return replaced, err
+	}
+	var build any // NULL: no build
+	if e.build != nil {
+		if build, err = w.builds.id(ctx, e.build); err != nil {
+			return replaced, err
+		}
+	}
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)
 }
 
-// labelSetID returns the id of a label set (its JSON), creating it when new.
-func (w *sqliteWriter) labelSetID(ctx context.Context, labels []byte) (int64, error) {
-	if id, ok := w.setIDs[string(labels)]; ok {
+// id returns the id of a document, adding it when new.
+func (t *interned) id(ctx context.Context, doc []byte) (int64, error) {
+	if id, ok := t.ids[string(doc)]; ok {
 		return id, nil
 	}
-	var id int64
-	// Bound as text: the migration compares them with text.
-	err := w.findSet.QueryRowContext(ctx, string(labels)).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		res, err := w.insertSet.ExecContext(ctx, string(labels))
-		if err != nil {
-			return 0, err
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return 0, err
-		}
-	} else if err != nil {
-		return 0, err
+	// Bound as text: the migrations compare them with text.
+	id, err := findOrInsert(ctx, t.find, t.insert, string(doc))
+	if err == nil {
+		t.ids[string(doc)] = id
 	}
-	w.setIDs[string(labels)] = id
-	return id, nil
+	return id, err
 }
 
 // valueID returns the id of a label value, creating it when new.
-func (w *sqliteWriter) valueID(ctx context.Context, name, value string) (int64, error) {
+func (w *writer) valueID(ctx context.Context, name, value string) (int64, error) {
 	k := [2]string{name, value}
 	if id, ok := w.valueIDs[k]; ok {
 		return id, nil
 	}
-	var id int64
-	err := w.findValue.QueryRowContext(ctx, name, value).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		res, err := w.insertValue.ExecContext(ctx, name, value)
-		if err != nil {
-			return 0, err
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return 0, err
-		}
-	} else if err != nil {
-		return 0, err
+	id, err := findOrInsert(ctx, w.findValue, w.insertValue, name, value)
+	if err == nil {
+		w.valueIDs[k] = id
 	}
-	w.valueIDs[k] = id
-	return id, nil
+	return id, err
 }
 
-func (w *sqliteWriter) forgetLabels(ctx context.Context, id int64) error {
+// findOrInsert returns the id of the row find selects by args, inserting
+// it with insert (the same args) when there is none.
+func findOrInsert(ctx context.Context, find, insert *sql.Stmt, args ...any) (int64, error) {
+	var id int64
+	err := find.QueryRowContext(ctx, args...).Scan(&id)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return id, err
+	}
+	res, err := insert.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+func (w *writer) forgetLabels(ctx context.Context, id int64) error {
 	rows, err := w.oldLabels.QueryContext(ctx, id)
 	if err != nil {
 		return err
@@ -464,7 +530,7 @@ func (w *sqliteWriter) forgetLabels(ctx context.Context, id int64) error {
 
 // addLabels inserts every label of a payload in one statement: per-label
 // statements would dominate the upload time.
-func (w *sqliteWriter) addLabels(ctx context.Context, id int64, labels map[string]string) error {
+func (w *writer) addLabels(ctx context.Context, id int64, labels map[string]string) error {
 	if len(labels) == 0 {
 		return nil
 	}
@@ -494,7 +560,7 @@ func (w *sqliteWriter) addLabels(ctx context.Context, id int64, labels map[strin
 }
 
 // flushCounts applies the label count changes of the transaction.
-func (w *sqliteWriter) flushCounts(ctx context.Context) error {
+func (w *writer) flushCounts(ctx context.Context) error {
 	for vid, n := range w.counts {
 		if n == 0 {
 			continue
@@ -506,8 +572,8 @@ func (w *sqliteWriter) flushCounts(ctx context.Context) error {
 	return nil
 }
 
-// sqliteQuery is a Query translated to SQL selecting payload ids in order.
-type sqliteQuery struct {
+// sqlQuery is a Query translated to SQL selecting payload ids in order.
+type sqlQuery struct {
 	from, where string
 	args        []any
 	empty       bool // a label value nothing has: no need to ask
@@ -522,7 +588,7 @@ type querier interface {
 // snapshot runs f on one connection inside a read transaction: every
 // statement of f sees the same state of the store, whatever uploads run
 // meanwhile (WAL readers never wait for them).
-func (s *sqliteStore) snapshot(ctx context.Context, f func(c *sql.Conn) error) error {
+func (s *store) snapshot(ctx context.Context, f func(c *sql.Conn) error) error {
 	c, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -552,12 +618,12 @@ func (s *sqliteStore) snapshot(ctx context.Context, f func(c *sql.Conn) error) e
 // payload of the store (a label all runs share, such as the workload):
 // such a filter removes nothing and its probes would cost most of a query.
 //
-// The matches come from table p: payloads, or summaries (QueryKPIs), both
-// with the id, test_uuid and start_ns of each payload.
-func (s *sqliteStore) plan(ctx context.Context, db querier, q Query, table string) (sqliteQuery, error) {
-	var sq sqliteQuery
+// The matches come from table p: payloads, or summaries (Records), both
+// with the id, test_uuid, start_ns and workload of each payload.
+func (s *store) plan(ctx context.Context, db querier, q lts.Query, table string) (sqlQuery, error) {
+	var sq sqlQuery
 	var conds []string
-	names := sortedLabelNames(q.Labels)
+	names := q.Labels.Names()
 	ids := make(map[string][]any, len(names))
 	counts := make(map[string]int64, len(names))
 	driver, best := "", int64(-1)
@@ -633,6 +699,10 @@ func (s *sqliteStore) plan(ctx context.Context, db querier, q Query, table strin
 		conds = append(conds, "EXISTS (SELECT 1 FROM labels l WHERE l.value_id IN ("+placeholders(len(ids[name]))+") AND l.payload_id = p.id)")
 		sq.args = append(sq.args, ids[name]...)
 	}
+	if q.Workload != "" {
+		conds = append(conds, "p.workload = ?")
+		sq.args = append(sq.args, q.Workload)
+	}
 	if !q.Since.IsZero() {
 		conds = append(conds, "p.start_ns >= ?")
 		sq.args = append(sq.args, q.Since.UnixNano())
@@ -660,7 +730,7 @@ func stringsAsArgs(ss []string) []any {
 }
 
 // Count counts the payloads matching q.
-func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
+func (s *store) Count(ctx context.Context, q lts.Query) (int64, error) {
 	if err := q.Check(); err != nil {
 		return 0, err
 	}
@@ -675,7 +745,7 @@ func (s *sqliteStore) Count(ctx context.Context, q Query) (int64, error) {
 	return n, wrapErr(s, err)
 }
 
-func wrapErr(s Store, err error) error {
+func wrapErr(s lts.Store, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -683,24 +753,25 @@ func wrapErr(s Store, err error) error {
 }
 
 // idsQuery is the SQL selecting the ids of the matches in order.
-func (sq sqliteQuery) idsQuery() string {
+func (sq sqlQuery) idsQuery() string {
 	return "SELECT p.id FROM " + sq.from + sq.where + " ORDER BY p.start_ns, p.test_uuid"
 }
 
-// Query selects the ids of every match in order first (8 bytes each, one
-// sort), then reads the payloads a page at a time, so memory holds one page
-// of payloads however many match, and no read transaction stays open while
-// the caller works.
-func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payload, error] {
+// Payloads selects the ids of every match in order first (8 bytes each,
+// one sort), then reads the payloads a page at a time, so memory holds one
+// page of payloads however many match, and no read transaction stays open
+// while the caller works.
+func (s *store) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*models.Payload, error] {
 	return func(yield func(*models.Payload, error) bool) {
 		ids, err := s.matchingIDs(ctx, q, "payloads")
 		if err != nil {
 			yield(nil, wrapErr(s, err))
 			return
 		}
-		for start := 0; start < len(ids); start += s.pageSize {
-			page := ids[start:min(start+s.pageSize, len(ids))]
-			payloads, err := s.readPayloads(ctx, page, q.WithoutResults)
+		pageSize := q.PageSizeOr(s.pageSize)
+		for start := 0; start < len(ids); start += pageSize {
+			page := ids[start:min(start+pageSize, len(ids))]
+			payloads, err := s.readPayloads(ctx, page)
 			if err != nil {
 				yield(nil, wrapErr(s, err))
 				return
@@ -716,7 +787,7 @@ func (s *sqliteStore) Query(ctx context.Context, q Query) iter.Seq2[*models.Payl
 
 // matchingIDs returns the ids of the matches in order, read from table
 // (payloads or summaries).
-func (s *sqliteStore) matchingIDs(ctx context.Context, q Query, table string) ([]int64, error) {
+func (s *store) matchingIDs(ctx context.Context, q lts.Query, table string) ([]int64, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
@@ -744,7 +815,7 @@ func (s *sqliteStore) matchingIDs(ctx context.Context, q Query, table string) ([
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids.
-func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResults bool) ([]*models.Payload, error) {
+func (s *store) readPayloads(ctx context.Context, ids []int64) ([]*models.Payload, error) {
 	args, pos := idArgs(ids)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
@@ -765,19 +836,19 @@ func (s *sqliteStore) readPayloads(ctx context.Context, ids []int64, withoutResu
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return decodeAll(docs, names, withoutResults)
+	return decodeAll(docs, names)
 }
 
 // decodeAll decodes stored payload documents in parallel (decoding is
 // most of a query's time); nil documents (gone since selected) are
 // skipped. The first error names its payload.
-func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Payload, error) {
+func decodeAll(docs [][]byte, names []string) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
 	err := parallelEach(len(docs), 32, func(i int) error {
 		if docs[i] == nil {
 			return nil
 		}
-		p, err := decodeStored(docs[i], withoutResults)
+		p, err := lts.DecodeStored(docs[i], false)
 		if err != nil {
 			return fmt.Errorf("stored payload %s: %w", names[i], err)
 		}
@@ -798,7 +869,7 @@ func decodeAll(docs [][]byte, names []string, withoutResults bool) ([]*models.Pa
 
 // explainQuery returns SQLite's plan of the ids query of q, one line per
 // step, for the tests proving that label queries search indices.
-func (s *sqliteStore) explainQuery(ctx context.Context, q Query) ([]string, error) {
+func (s *store) explainQuery(ctx context.Context, q lts.Query) ([]string, error) {
 	sq, err := s.plan(ctx, s.db, q, "payloads")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package lts_test
+package sqlite_test
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	_ "github.com/seshat-bench/seshat/lts/sqlite" // the sqlite: backend
+	"github.com/seshat-bench/seshat/models"
 )
 
-// A store is opened from its URL; Put is idempotent by test_uuid; Query
+// A store is opened from its URL; Put is idempotent by test_uuid; Payloads
 // yields every match in time order, paging internally.
-func ExampleOpen() {
+func Example() {
 	dir, err := os.MkdirTemp("", "seshat-example-")
 	if err != nil {
 		fmt.Println(err)
@@ -36,8 +38,8 @@ func ExampleOpen() {
 		}
 		fmt.Printf("stored %d: %d new, %d replaced\n", stats.Payloads, stats.Created, stats.Replaced)
 	}
-	q := lts.Query{Labels: map[string][]string{"matrix_size": {"128"}}, WithoutResults: true}
-	for p, err := range s.Query(ctx, q) {
+	q := lts.Query{Labels: models.Filter{"matrix_size": {"128"}}}
+	for p, err := range s.Payloads(ctx, q) {
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -99,7 +99,11 @@ func PayloadIndexTemplate(n IndexNames, ws []Workload) map[string]any {
 				"workload":           keyword,
 				"settings":           notIndexed,
 				"labels":             map[string]any{"type": "object", "properties": labels},
-				"urls":               notIndexed,
+				"build": map[string]any{"properties": map[string]any{
+					"id": keyword, "commit": keyword, "ref": keyword, "time": map[string]any{"type": "date"},
+					"ci": map[string]any{"properties": map[string]any{"engine": keyword, "run_id": keyword, "url": keyword}},
+				}},
+				"urls": notIndexed,
 			}},
 			"results": notIndexed,
 			"kpis":    map[string]any{"type": "object"},

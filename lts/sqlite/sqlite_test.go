@@ -1,14 +1,13 @@
-package lts_test
+package sqlite_test
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,58 +15,21 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/sqlite"
 	"github.com/seshat-bench/seshat/models"
 )
 
 func openSQLite(t testing.TB, path string, opts lts.StoreOptions) lts.Store {
 	t.Helper()
-	s, err := lts.Open(context.Background(), "sqlite:"+path, opts)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return ltstest.Open(t, "sqlite:"+path, opts)
 }
 
-func collect(t testing.TB, s lts.Store, q lts.Query) []*models.Payload {
-	t.Helper()
-	var out []*models.Payload
-	for p, err := range s.Query(context.Background(), q) {
-		if err != nil {
-			t.Fatalf("Query: %v", err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-func count(t testing.TB, s lts.Store, q lts.Query) int64 {
-	t.Helper()
-	n, err := s.Count(context.Background(), q)
-	if err != nil {
-		t.Fatalf("Count: %v", err)
-	}
-	return n
-}
-
-func uuids(ps []*models.Payload) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Metadata.TestUUID
-	}
-	return out
-}
-
-// checkOrdered fails unless ps are ordered by start then test_uuid.
-func checkOrdered(t testing.TB, ps []*models.Payload) {
-	t.Helper()
-	for i := 1; i < len(ps); i++ {
-		a, b := ps[i-1].Metadata, ps[i].Metadata
-		if b.Start.Before(a.Start) || (b.Start.Equal(a.Start) && b.TestUUID <= a.TestUUID) {
-			t.Fatalf("payload %d (%s %s) after %d (%s %s): not in time then test_uuid order",
-				i, b.Start, b.TestUUID, i-1, a.Start, a.TestUUID)
-		}
-	}
+// TestConformance: the SQLite store answers as every store does.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	ltstest.Conformance(t, func(t testing.TB, opts lts.StoreOptions) lts.Store {
+		return openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), opts)
+	})
 }
 
 func TestSQLiteDefaultPathCreatesDirectories(t *testing.T) {
@@ -91,47 +53,26 @@ func TestSQLiteDefaultPathCreatesDirectories(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesUnknownURLs(t *testing.T) {
+func TestOpenRefusesAURLWithoutPath(t *testing.T) {
 	t.Parallel()
-	for _, u := range []string{"sqlite:", "postgres://db/x", "file.db", "https://user:hunter2@/"} {
-		_, err := lts.Open(context.Background(), u, lts.StoreOptions{})
-		if exitcode.Of(err) != exitcode.InvalidInput {
-			t.Errorf("Open(%q) = %v, want an invalid input error", u, err)
-		}
-		if err != nil && strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("Open(%q) error shows the password: %v", u, err)
-		}
+	_, err := lts.Open(context.Background(), "sqlite:", lts.StoreOptions{})
+	if exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "no path after sqlite:") {
+		t.Errorf("Open(sqlite:) = %v, want an invalid input error", err)
 	}
 }
 
-// canonical is v as JSON with every object's keys sorted.
-func canonical(t testing.TB, v any) string {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
+// A store that must exist and does not is ErrNoStore (no data), and is not
+// created.
+func TestOpenMustExist(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "never-uploaded.db")
+	_, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{MustExist: true})
+	if !errors.Is(err, lts.ErrNoStore) || exitcode.Of(err) != exitcode.NoData || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Open = %v, want ErrNoStore", err)
 	}
-	var generic any
-	if err := json.Unmarshal(data, &generic); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the store was created: %v", err)
 	}
-	data, err = json.Marshal(generic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-// inOrder sorts payloads by start then test_uuid, the order of queries.
-func inOrder(ps []*models.Payload) []*models.Payload {
-	out := slices.Clone(ps)
-	slices.SortStableFunc(out, func(a, b *models.Payload) int {
-		if c := a.Metadata.Start.Compare(b.Metadata.Start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Metadata.TestUUID, b.Metadata.TestUUID)
-	})
-	return out
 }
 
 // TestSQLiteLabelQueriesSearchIndices proves with SQLite's own query plan
@@ -163,11 +104,11 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 			"USE TEMP B-TREE FOR ORDER BY",
 		}, 1},
-		{"labels and time", lts.Query{Labels: map[string][]string{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, []string{
+		{"labels and time", lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, []string{
 			"SEARCH d USING PRIMARY KEY (value_id=?)",
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 		}, 0},
-		{"labels every payload has, and time", lts.Query{Labels: map[string][]string{"workload": {"pi"}}, Since: ltstest.Start}, []string{
+		{"labels every payload has, and time", lts.Query{Labels: models.Filter{"workload": {"pi"}}, Since: ltstest.Start}, []string{
 			"SEARCH p USING COVERING INDEX payloads_by_time (start_ns>?)",
 		}, 0},
 		{"time only", lts.Query{Since: ltstest.Start}, []string{
@@ -177,7 +118,7 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			plan, err := lts.ExplainSQLite(context.Background(), s, tt.q)
+			plan, err := sqlite.Explain(context.Background(), s, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,9 +151,9 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 		q    lts.Query
 		want func(i int) bool
 	}{
-		{lts.Query{Labels: map[string][]string{"workload": {"pi"}, "matrix_size": {ltstest.MatrixSize(0)}}}, func(i int) bool { return i%5 == 0 }},
+		{lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {ltstest.MatrixSize(0)}}}, func(i int) bool { return i%5 == 0 }},
 		{ltstest.SeriesQuery(ps[3]), func(i int) bool { return i%5 == 3 && i%2 == 1 }},
-		{lts.Query{Labels: map[string][]string{"blas": {"openblas"}, "os": {"debian 12"}}}, func(i int) bool { return i%2 == 0 }},
+		{lts.Query{Labels: models.Filter{"blas": {"openblas"}, "os": {"debian 12"}}}, func(i int) bool { return i%2 == 0 }},
 	} {
 		var want []string
 		for i, p := range ps {
@@ -220,7 +161,7 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 				want = append(want, p.Metadata.TestUUID)
 			}
 		}
-		if got := uuids(collect(t, s, tt.q)); fmt.Sprint(got) != fmt.Sprint(want) {
+		if got := ltstest.UUIDs(ltstest.Collect(t, s, tt.q)); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%v: got %v, want %v", tt.q.Labels, got, want)
 		}
 	}
@@ -261,11 +202,11 @@ func TestSQLiteConcurrentUploads(t *testing.T) {
 		t.Fatalf("concurrent uploads: %v", err)
 	}
 	s := openSQLite(t, path, lts.StoreOptions{})
-	got := collect(t, s, lts.Query{})
+	got := ltstest.Collect(t, s, lts.Query{})
 	if len(got) != 400 {
 		t.Fatalf("%d payloads stored, want 400", len(got))
 	}
-	checkOrdered(t, got)
+	ltstest.CheckOrdered(t, got)
 }
 
 func TestSQLiteSchemaVersion(t *testing.T) {
@@ -283,8 +224,8 @@ func TestSQLiteSchemaVersion(t *testing.T) {
 	defer db.Close()
 	var version int
 	var mode string
-	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(lts.SQLiteMigrations) {
-		t.Errorf("user_version = %d, %v; want %d", version, err, len(lts.SQLiteMigrations))
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(sqlite.Migrations) {
+		t.Errorf("user_version = %d, %v; want %d", version, err, len(sqlite.Migrations))
 	}
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
@@ -330,7 +271,7 @@ func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
 	if _, err := s.Put(context.Background(), ps); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := lts.ExplainSQLite(context.Background(), s, ltstest.SeriesQuery(ps[3]))
+	plan, err := sqlite.Explain(context.Background(), s, ltstest.SeriesQuery(ps[3]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,10 +285,10 @@ func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := ltstest.SeriesQuery(ps[0])
-	if got := collect(t, s, q); len(got) != 10 {
+	if got := ltstest.Collect(t, s, q); len(got) != 10 {
 		t.Errorf("series of size %s: %d payloads, want 10 (not the float64 one)", q.Labels["matrix_size"], len(got))
 	}
-	plan, _ = lts.ExplainSQLite(context.Background(), s, q)
+	plan, _ = sqlite.Explain(context.Background(), s, q)
 	if n := strings.Count(strings.Join(plan, "\n"), "EXISTS"); n != 1 {
 		t.Errorf("%d probes, want one (dtype):\n%s", n, strings.Join(plan, "\n"))
 	}

@@ -1,4 +1,4 @@
-package store
+package models
 
 import (
 	"encoding/json"
@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Settings are the merged settings of a test root, values as YAML decoded them.
+// Settings are the merged settings of a test root (or a matrix point),
+// values as YAML decoded them.
 type Settings map[string]any
 
 // Keys returns the setting names, sorted.
@@ -48,7 +49,7 @@ func (s Settings) appendIdentity(b []byte) []byte {
 func CanonicalValue(v any) string { return string(appendCanonical(nil, v)) }
 
 func appendCanonical(b []byte, v any) []byte {
-	if f, ok := toFloat(v); ok {
+	if f, ok := Number(v); ok {
 		if math.IsNaN(f) {
 			return append(b, "n:NaN"...)
 		}
@@ -77,7 +78,9 @@ func appendCanonical(b []byte, v any) []byte {
 	}
 }
 
-func toFloat(v any) (float64, bool) {
+// Number returns a decoded value as a float64 when it is a number (an
+// integer or a float, as YAML and JSON decode them).
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
 		return float64(x), true
@@ -104,8 +107,8 @@ func SortValues(vs []any) {
 }
 
 func lessValue(a, b any) bool {
-	fa, aNum := toFloat(a)
-	fb, bNum := toFloat(b)
+	fa, aNum := Number(a)
+	fb, bNum := Number(b)
 	switch {
 	case aNum && bNum && fa != fb && !math.IsNaN(fa) && !math.IsNaN(fb):
 		return fa < fb
@@ -120,10 +123,16 @@ func lessValue(a, b any) bool {
 	return CanonicalValue(a) < CanonicalValue(b)
 }
 
-// FormatValue renders a decoded setting value as text, the one way every
-// part of seshat shows it to a child process or a person: in run directory
-// slugs, SESHAT_<KEY> environment variables, exec command substitutions and
-// messages. Numbers lose trailing zeros; lists and maps are JSON.
+// FormatValue renders a decoded value (a setting, a PI parameter) as text,
+// the one way every part of seshat shows it to a child process, a store or
+// a person: in run directory slugs, SESHAT_<KEY> environment variables,
+// exec command substitutions, KPI labels and messages. Strings are as is,
+// null is empty, lists and maps are JSON. Numbers are written as
+// ECMAScript's Number.prototype.toString writes them (ECMA-262, §6.1.6.1.20):
+// the shortest decimal that reads back to the same value, without exponent
+// when 1e-7 <= |x| < 1e21, so JSON's 1024.0 and YAML's 1024 are both "1024"
+// and 1048576.0 is "1048576"; other magnitudes take Go's exponent form
+// ("1e+21", "1e-07"). A float32 is shortest for its own precision.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -131,7 +140,9 @@ func FormatValue(v any) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		return formatFloat(x, 64)
+	case float32:
+		return formatFloat(float64(x), 32)
 	case []any, map[string]any:
 		data, err := json.Marshal(x)
 		if err != nil {
@@ -141,4 +152,11 @@ func FormatValue(v any) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+func formatFloat(x float64, bits int) string {
+	if a := math.Abs(x); a == 0 || (a >= 1e-7 && a < 1e21) {
+		return strconv.FormatFloat(x, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(x, 'g', -1, bits)
 }

@@ -1,0 +1,139 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Variable is an environment variable that mirrors no flag of its own.
+type Variable struct{ Name, Meaning string }
+
+// Variables that mirror no flag, all read here (Resolve) and nowhere else:
+// no package below cmd reads the environment.
+const (
+	EnvConfig             = "SESHAT_CONFIG"
+	EnvIgnoreCache        = "SESHAT_IGNORE_CACHE"
+	EnvResultsBaseURL     = "SESHAT_RESULTS_BASE_URL"
+	EnvOpenSearchUsername = "SESHAT_OPENSEARCH_USERNAME"
+	EnvOpenSearchPassword = "SESHAT_OPENSEARCH_PASSWORD"
+)
+
+// Variables lists them, for the command reference.
+var Variables = []Variable{
+	{EnvConfig, "the config file, as `--config`"},
+	{EnvIgnoreCache, "`1` ignores every parse cache, as `--no-cache`"},
+	{EnvResultsBaseURL, "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
+	{EnvOpenSearchUsername, "user name for OpenSearch (basic authentication); never printed"},
+	{EnvOpenSearchPassword, "its password, unless `--password-file` names a file holding it; never printed"},
+}
+
+// Settings are what configures a command besides its flags: the config file
+// read and the variables that mirror no flag.
+type Settings struct {
+	// File is the config file; nil for a command that reads none.
+	File *Loaded
+	// ResultsBaseURL is SESHAT_RESULTS_BASE_URL.
+	ResultsBaseURL string
+	// OpenSearchUsername and OpenSearchPassword are the OpenSearch
+	// credentials of the environment.
+	OpenSearchUsername, OpenSearchPassword string
+}
+
+// Resolve settles every setting of cmd, the command about to run, in the
+// one order seshat knows, lowest first:
+//
+//  1. defaults: each flag's own, and for the regression keys a flag leaves
+//     unset, the workload's (regression.Keys.Or applies them last, as only
+//     the analysis knows the workloads of its runs);
+//  2. the config file: --config, else SESHAT_CONFIG, else seshat.yaml when
+//     present (read only when readsConfig, or when named explicitly);
+//  3. the environment: SESHAT_<FLAG> and the aliases of BindEnv;
+//  4. the command line.
+//
+// Flags that fall back on another setting (BindFallback) take it only when
+// nothing above set them. Resolve also reads the variables that mirror no
+// flag (Variables): every read of the environment is here.
+func Resolve(cmd *cobra.Command, getenv func(string) (string, bool), readsConfig bool) (*Settings, error) {
+	s := &Settings{}
+	path, explicit := DefaultFile, false
+	if f := cmd.Flags().Lookup("config"); f != nil && f.Changed {
+		path, explicit = f.Value.String(), true
+	} else if v, ok := getenv(EnvConfig); ok && v != "" {
+		path, explicit = v, true
+	}
+	if readsConfig || explicit {
+		var err error
+		if s.File, err = Load(path, explicit); err != nil {
+			return nil, err
+		}
+	}
+	if err := Apply(cmd, getenv, s.File); err != nil {
+		return nil, err
+	}
+	read := func(name string) string { v, _ := getenv(name); return v }
+	s.ResultsBaseURL = read(EnvResultsBaseURL)
+	s.OpenSearchUsername = read(EnvOpenSearchUsername)
+	s.OpenSearchPassword = read(EnvOpenSearchPassword)
+	return s, nil
+}
+
+// UnboundKeys are the config keys no flag mirrors: read from File by the
+// command that needs them.
+var UnboundKeys = []string{
+	// Disabling the analysis is a decision of the repository's config,
+	// not of one command line.
+	"regression_analyses.enabled",
+}
+
+// Key is a leaf key of the config file.
+type Key struct {
+	// Name is the dotted path ("lts.opensearch.url"); Type says what it
+	// holds for people ("string", "list of string", "boolean"...).
+	Name, Type string
+}
+
+// Keys lists the leaf keys of File by their yaml tags, inlined structs
+// included, in declaration order.
+func Keys() []Key { return keysOf(reflect.TypeFor[File](), "") }
+
+func keysOf(t reflect.Type, prefix string) []Key {
+	var out []Key
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if opts == "inline" {
+			out = append(out, keysOf(ft, prefix)...)
+			continue
+		}
+		if name == "" || name == "-" {
+			continue
+		}
+		key := prefix + name
+		switch ft.Kind() {
+		case reflect.Struct:
+			out = append(out, keysOf(ft, key+".")...)
+		case reflect.Slice:
+			out = append(out, Key{key, "list of " + typeName(ft.Elem().Kind())})
+		default:
+			out = append(out, Key{key, typeName(ft.Kind())})
+		}
+	}
+	return out
+}
+
+func typeName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	default:
+		return k.String()
+	}
+}

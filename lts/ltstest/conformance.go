@@ -1,0 +1,422 @@
+package ltstest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// OpenFunc opens a fresh, empty store of the backend under test; the test
+// closes it.
+type OpenFunc func(t testing.TB, opts lts.StoreOptions) lts.Store
+
+// Conformance runs the tests every lts.Store must pass against stores that
+// open makes: idempotent Put, the order, completeness and conditions of
+// queries, records that say what payloads say, refused queries. Each
+// backend's tests call it, so that history never depends on the backend.
+func Conformance(t *testing.T, open OpenFunc) {
+	for _, tt := range []struct {
+		name string
+		test func(t *testing.T, open OpenFunc)
+	}{
+		{"PutIsIdempotent", putIsIdempotent},
+		{"ReplaceChangesLabels", replaceChangesLabels},
+		{"StoresPayloadsWhole", storesPayloadsWhole},
+		{"Query", query},
+		{"RecordsSayWhatPayloadsSay", recordsSayWhatPayloadsSay},
+		{"QueryStopsWhenAsked", queryStopsWhenAsked},
+		{"QueryRefusesBadQueries", queryRefusesBadQueries},
+		{"QueryReturnsEverything", queryReturnsEverything},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.test(t, open)
+		})
+	}
+}
+
+// Open opens the store of rawURL for a test, which closes it.
+func Open(t testing.TB, rawURL string, opts lts.StoreOptions) lts.Store {
+	t.Helper()
+	s, err := lts.Open(context.Background(), rawURL, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// Collect returns the payloads of a query, failing the test on an error.
+func Collect(t testing.TB, s lts.Store, q lts.Query) []*models.Payload {
+	t.Helper()
+	var out []*models.Payload
+	for p, err := range s.Payloads(context.Background(), q) {
+		if err != nil {
+			t.Fatalf("Payloads: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// CollectRecords returns the records of a query, failing the test on an
+// error.
+func CollectRecords(t testing.TB, s lts.Store, q lts.Query) []lts.Record {
+	t.Helper()
+	var out []lts.Record
+	for r, err := range s.Records(context.Background(), q) {
+		if err != nil {
+			t.Fatalf("Records: %v", err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Count counts the matches of a query, failing the test on an error.
+func Count(t testing.TB, s lts.Store, q lts.Query) int64 {
+	t.Helper()
+	n, err := s.Count(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Count: %v", err)
+	}
+	return n
+}
+
+// UUIDs returns the test_uuids of payloads, in order.
+func UUIDs(ps []*models.Payload) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Metadata.TestUUID
+	}
+	return out
+}
+
+// CheckOrdered fails unless ps are ordered by start then test_uuid.
+func CheckOrdered(t testing.TB, ps []*models.Payload) {
+	t.Helper()
+	for i := 1; i < len(ps); i++ {
+		a, b := ps[i-1].Metadata, ps[i].Metadata
+		if b.Start.Before(a.Start) || (b.Start.Equal(a.Start) && b.TestUUID <= a.TestUUID) {
+			t.Fatalf("payload %d (%s %s) after %d (%s %s): not in time then test_uuid order",
+				i, b.Start, b.TestUUID, i-1, a.Start, a.TestUUID)
+		}
+	}
+}
+
+// Canonical is v as JSON with every object's keys sorted.
+func Canonical(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	data, err = json.Marshal(generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// RecordText is a record as text, KPI definitions included, for
+// comparisons.
+func RecordText(t testing.TB, r lts.Record) string {
+	t.Helper()
+	return Canonical(t, struct {
+		Record lts.Record
+		Defs   map[string]lts.KPIDef
+	}{r, r.Defs})
+}
+
+func putIsIdempotent(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{})
+	ps := Payloads(20, Options{Series: 3, Seed: 1})
+	stats, err := s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Payloads != 20 || stats.Created != 20 || stats.Replaced != 0 {
+		t.Errorf("first upload: %+v", stats)
+	}
+	small := lts.Query{Labels: models.Filter{"matrix_size": {MatrixSize(0)}}}
+	before := Count(t, s, small)
+	stats, err = s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Payloads != 20 || stats.Created != 0 || stats.Replaced != 20 {
+		t.Errorf("second upload: %+v", stats)
+	}
+	if n := Count(t, s, lts.Query{}); n != 20 {
+		t.Errorf("count after re-upload = %d, want 20", n)
+	}
+	if n := Count(t, s, small); n != before || n != 7 {
+		t.Errorf("label count after re-upload = %d, before %d, want 7", n, before)
+	}
+}
+
+func replaceChangesLabels(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{})
+	ps := Payloads(2, Options{Seed: 2})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	// A re-parse with another labels model version: the old label value
+	// must not match any more.
+	moved := *ps[0]
+	moved.Metadata.Labels = map[string]string{}
+	for k, v := range ps[0].Metadata.Labels {
+		moved.Metadata.Labels[k] = v
+	}
+	moved.Metadata.Labels["device"] = "gpu"
+	if _, err := s.Put(context.Background(), []*models.Payload{&moved}); err != nil {
+		t.Fatal(err)
+	}
+	for device, want := range map[string]string{"cpu": ps[1].Metadata.TestUUID, "gpu": ps[0].Metadata.TestUUID} {
+		q := lts.Query{Labels: models.Filter{"device": {device}}}
+		if got := UUIDs(Collect(t, s, q)); len(got) != 1 || got[0] != want {
+			t.Errorf("device=%s = %v, want only %s", device, got, want)
+		}
+		if got := CollectRecords(t, s, q); len(got) != 1 || got[0].TestUUID != want || got[0].Labels["device"] != device {
+			t.Errorf("records of device=%s = %+v, want only %s", device, got, want)
+		}
+	}
+}
+
+func storesPayloadsWhole(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{})
+	ps := Payloads(3, Options{Seed: 3})
+	ps[1].Metadata.Build = &models.Build{ID: "b-7", Commit: "0123abc", CI: &models.CI{Engine: "github", RunID: "7"}}
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	got := Collect(t, s, lts.Query{})
+	if len(got) != 3 {
+		t.Fatalf("%d payloads back, want 3", len(got))
+	}
+	for i := range ps {
+		// Results come back as generic JSON, not the workload's types:
+		// compare the documents.
+		if want, have := Canonical(t, ps[i]), Canonical(t, got[i]); want != have {
+			t.Errorf("payload %d comes back different:\n got %s\nwant %s", i, have, want)
+		}
+	}
+}
+
+// query: the runs matching each condition, in order, for Payloads, Records
+// and Count alike, paging with the store's page size or the query's.
+func query(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{PageSize: 4})
+	// 30 payloads, 3 series, every 5th starting with the one before it.
+	ps := Payloads(30, Options{Series: 3, TieEvery: 5, Seed: 4})
+	// Stored out of order: the order must come from the query.
+	shuffled := append([]*models.Payload(nil), ps[15:]...)
+	shuffled = append(shuffled, ps[:15]...)
+	if _, err := s.Put(context.Background(), shuffled); err != nil {
+		t.Fatal(err)
+	}
+	at := func(i int) time.Time { return ps[i].Metadata.Start }
+	tests := []struct {
+		name string
+		q    lts.Query
+		want func(i int) bool
+	}{
+		{"all", lts.Query{}, func(int) bool { return true }},
+		{"one series", lts.Query{Labels: models.Filter{"matrix_size": {MatrixSize(1)}, "device": {"cpu"}}},
+			func(i int) bool { return i%3 == 1 }},
+		{"two values", lts.Query{Labels: models.Filter{"matrix_size": {MatrixSize(0), MatrixSize(2)}}},
+			func(i int) bool { return i%3 != 1 }},
+		{"time range", lts.Query{Since: at(10), Until: at(20)},
+			func(i int) bool { return !at(i).Before(at(10)) && at(i).Before(at(20)) }},
+		{"series and since", lts.Query{Labels: models.Filter{"matrix_size": {MatrixSize(2)}}, Since: at(12)},
+			func(i int) bool { return i%3 == 2 && !at(i).Before(at(12)) }},
+		{"workload", lts.Query{Workload: "pi", PageSize: 7}, func(int) bool { return true }},
+		{"other workload", lts.Query{Workload: "serving"}, func(int) bool { return false }},
+		{"unknown value", lts.Query{Labels: models.Filter{"device": {"tpu"}}}, func(int) bool { return false }},
+		{"unknown label", lts.Query{Labels: models.Filter{"no_such_label": {"x"}}}, func(int) bool { return false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var want []*models.Payload
+			for i, p := range ps {
+				if tt.want(i) {
+					want = append(want, p)
+				}
+			}
+			lts.InOrder(want)
+			got := Collect(t, s, tt.q)
+			CheckOrdered(t, got)
+			if fmt.Sprint(UUIDs(got)) != fmt.Sprint(UUIDs(want)) {
+				t.Errorf("got %d payloads %v\nwant %d %v", len(got), UUIDs(got), len(want), UUIDs(want))
+			}
+			records := CollectRecords(t, s, tt.q)
+			var ids []string
+			for _, r := range records {
+				ids = append(ids, r.TestUUID)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(UUIDs(want)) {
+				t.Errorf("got %d records %v\nwant %d %v", len(ids), ids, len(want), UUIDs(want))
+			}
+			if n := Count(t, s, tt.q); n != int64(len(want)) {
+				t.Errorf("Count = %d, want %d", n, len(want))
+			}
+		})
+	}
+}
+
+// recordsSayWhatPayloadsSay: a store's records are lts.RecordOf its
+// payloads (time, workload, exit code, build, labels, KPI values and
+// definitions), failed runs and builds shared by several runs included,
+// and Query.KPIs keeps only the KPIs named.
+func recordsSayWhatPayloadsSay(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{PageSize: 7})
+	ps := Payloads(40, Options{Series: 3, TieEvery: 4, Samples: 5, Seed: 11})
+	build := &models.Build{ID: "nightly-12", Commit: "89ab", Ref: "main", Time: Start,
+		CI: &models.CI{Engine: "tekton", RunID: "12", URL: "https://ci.example/12"}}
+	for i, p := range ps {
+		if i%4 != 0 {
+			p.Metadata.Build = build
+		}
+	}
+	failed := 1
+	ps[9].Metadata.ExitCode = &failed
+	ps[9].KPIs = map[string]models.KPIValue{}
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	// Replacing a payload replaces its record.
+	changed := *ps[5]
+	v := ps[5].KPIs["rate_gflops"]
+	v.Value, v.Unit = 1234.5, "TFLOPS"
+	changed.KPIs = map[string]models.KPIValue{"rate_gflops": v}
+	changed.Metadata.Build = &models.Build{ID: "other"}
+	if _, err := s.Put(context.Background(), []*models.Payload{&changed}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []lts.Query{
+		{},
+		{Labels: models.Filter{"matrix_size": {MatrixSize(1), MatrixSize(2)}}},
+		{KPIs: []string{"rate_gflops", "no_such_kpi"}, PageSize: 3},
+	} {
+		var want []string
+		for _, p := range Collect(t, s, q) {
+			want = append(want, RecordText(t, lts.RecordOf(p).Only(q.KPIs)))
+		}
+		var got []string
+		for _, r := range CollectRecords(t, s, q) {
+			got = append(got, RecordText(t, r))
+		}
+		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("query %+v: records differ from payloads:\n got %v\nwant %v", q, got, want)
+		}
+	}
+	for _, r := range CollectRecords(t, s, lts.Query{}) {
+		switch r.TestUUID {
+		case ps[5].Metadata.TestUUID:
+			if k, ok := r.KPI("rate_gflops"); len(r.Values) != 1 || !ok || k.Value != 1234.5 || k.Unit != "TFLOPS" || r.BuildID() != "other" {
+				t.Errorf("replaced payload: record %+v", r)
+			}
+		case ps[9].Metadata.TestUUID:
+			if r.ExitCode == nil || *r.ExitCode != 1 || len(r.Values) != 0 {
+				t.Errorf("failed run: record %+v", r)
+			}
+		case ps[0].Metadata.TestUUID:
+			if r.Build != nil || r.BuildID() != "run:"+r.TestUUID {
+				t.Errorf("run without a build: build %+v, id %s", r.Build, r.BuildID())
+			}
+		}
+	}
+}
+
+func queryStopsWhenAsked(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{PageSize: 2})
+	if _, err := s.Put(context.Background(), Payloads(10, Options{Seed: 5})); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range s.Payloads(context.Background(), lts.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	m := 0
+	for _, err := range s.Records(context.Background(), lts.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		m++
+		if m == 3 {
+			break
+		}
+	}
+	if n != 3 || m != 3 {
+		t.Errorf("stopped after %d payloads, %d records", n, m)
+	}
+}
+
+func queryRefusesBadQueries(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{})
+	for _, q := range []lts.Query{
+		{Labels: models.Filter{"Bad Name": {"x"}}},
+		{Labels: models.Filter{"device": {}}},
+		{KPIs: []string{"Rate"}},
+		{Since: Start, Until: Start},
+	} {
+		if _, err := s.Count(context.Background(), q); exitcode.Of(err) != exitcode.InvalidInput {
+			t.Errorf("Count(%+v) = %v, want invalid input", q, err)
+		}
+		for _, err := range s.Payloads(context.Background(), q) {
+			if exitcode.Of(err) != exitcode.InvalidInput {
+				t.Errorf("Payloads(%+v) = %v, want invalid input", q, err)
+			}
+		}
+		for _, err := range s.Records(context.Background(), q) {
+			if exitcode.Of(err) != exitcode.InvalidInput {
+				t.Errorf("Records(%+v) = %v, want invalid input", q, err)
+			}
+		}
+	}
+}
+
+// queryReturnsEverything: no silent cap.
+func queryReturnsEverything(t *testing.T, open OpenFunc) {
+	if testing.Short() {
+		t.Skip("25,000 payloads")
+	}
+	s := open(t, lts.StoreOptions{})
+	ps := Payloads(25000, Options{Series: 2, TieEvery: 3, Samples: 5, Seed: 8})
+	for _, p := range ps {
+		// Payloads without KPIs (as failed runs have): this test is
+		// about paging payloads, KPI documents would only multiply
+		// the test server's work by six.
+		p.KPIs = map[string]models.KPIValue{}
+	}
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []lts.Query{{}, {Labels: models.Filter{"workload": {"pi"}}}} {
+		got := Collect(t, s, q)
+		if len(got) != len(ps) {
+			t.Fatalf("query %+v: %d payloads, want %d", q, len(got), len(ps))
+		}
+		CheckOrdered(t, got)
+		if n := len(CollectRecords(t, s, q)); n != len(ps) {
+			t.Fatalf("query %+v: %d records, want %d", q, n, len(ps))
+		}
+	}
+}

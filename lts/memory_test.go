@@ -1,0 +1,14 @@
+package lts_test
+
+import (
+	"testing"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+)
+
+// The in-memory store answers queries as the stored ones do.
+func TestMemoryConformance(t *testing.T) {
+	t.Parallel()
+	ltstest.Conformance(t, func(testing.TB, lts.StoreOptions) lts.Store { return lts.NewMemory("memory") })
+}

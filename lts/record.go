@@ -1,0 +1,98 @@
+package lts
+
+import (
+	"time"
+
+	"github.com/seshat-bench/seshat/models"
+)
+
+// Record is one stored run as history reads it: which run, when, of which
+// build and workload, its labels, and its KPI values with their
+// definitions; neither settings nor results. It is the one shape of history:
+// regression analysis, the KPI history plots and `seshat history` all read
+// Records from a Store. Its JSON form is `seshat history --format json`'s.
+type Record struct {
+	// Time is the run's start: the @timestamp of every KPI of the run.
+	Time     time.Time `json:"@timestamp"`
+	TestUUID string    `json:"test_uuid"`
+	Workload string    `json:"workload"`
+	// ExitCode is the run's exit status (failed runs are data too, without
+	// KPIs).
+	ExitCode *int `json:"exit_code"`
+	// Build is what was under test (metadata.build); nil when the run does
+	// not say: the run is then its own build (BuildID).
+	Build *models.Build `json:"build,omitempty"`
+	// Labels are the run's KPI labels.
+	Labels map[string]string `json:"labels"`
+	// Values are the KPI values by name.
+	Values map[string]float64 `json:"kpis"`
+	// Defs define the KPIs of Values: unit, direction, help.
+	Defs map[string]KPIDef `json:"-"`
+	// Labels, Build, Defs and ExitCode may be shared by the records of one
+	// query (a store decodes each distinct label set, build and set of
+	// definitions once): read them, never modify them.
+}
+
+// KPIDef is what a stored run says of one of its KPIs besides the value.
+type KPIDef struct {
+	Unit string `json:"unit"`
+	Help string `json:"help"`
+	// LowerBetter tells which way is bad.
+	LowerBetter bool `json:"lower_better"`
+}
+
+// BuildID names the build of the run: its build's id, else (a run without
+// a build is its own build) "run:" and its test_uuid.
+func (r Record) BuildID() string {
+	if r.Build != nil && r.Build.ID != "" {
+		return r.Build.ID
+	}
+	return "run:" + r.TestUUID
+}
+
+// KPI returns the KPI of the run as its payload held it; false when the
+// run has no value for it.
+func (r Record) KPI(name string) (models.KPIValue, bool) {
+	v, ok := r.Values[name]
+	if !ok {
+		return models.KPIValue{}, false
+	}
+	d := r.Defs[name]
+	return models.KPIValue{Value: v, Unit: d.Unit, Help: d.Help, LowerBetter: d.LowerBetter, Timestamp: r.Time, TestUUID: r.TestUUID}, true
+}
+
+// RecordOf returns the record of a payload. Its maps are the record's own;
+// Labels is the payload's.
+func RecordOf(p *models.Payload) Record {
+	m := p.Metadata
+	r := Record{Time: m.Start.UTC(), TestUUID: m.TestUUID, Workload: m.Workload, ExitCode: m.ExitCode, Build: m.Build,
+		Labels: m.Labels, Values: make(map[string]float64, len(p.KPIs)), Defs: make(map[string]KPIDef, len(p.KPIs))}
+	if r.Labels == nil {
+		r.Labels = map[string]string{}
+	}
+	for name, v := range p.KPIs {
+		r.Values[name] = v.Value
+		r.Defs[name] = KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}
+	}
+	return r
+}
+
+// Only keeps the KPIs of r named in names (all of them when names is nil):
+// what Query.KPIs asks. Values and Defs are new maps when some are dropped.
+func (r Record) Only(names []string) Record {
+	if names == nil {
+		return r
+	}
+	values := make(map[string]float64, len(names))
+	defs := make(map[string]KPIDef, len(names))
+	for _, n := range names {
+		if v, ok := r.Values[n]; ok {
+			values[n] = v
+			if d, ok := r.Defs[n]; ok {
+				defs[n] = d
+			}
+		}
+	}
+	r.Values, r.Defs = values, defs
+	return r
+}

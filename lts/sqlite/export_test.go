@@ -1,0 +1,17 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/seshat-bench/seshat/lts"
+)
+
+// Explain returns SQLite's query plan of q on a sqlite store, one line per
+// step, sorted.
+func Explain(ctx context.Context, s lts.Store, q lts.Query) ([]string, error) {
+	return s.(*store).explainQuery(ctx, q)
+}
+
+// Migrations are the schema migrations of the SQLite store, for the tests
+// that upgrade a store written by an older seshat.
+var Migrations = migrations

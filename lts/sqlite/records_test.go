@@ -1,0 +1,128 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/sqlite"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// oldStore writes payloads into a store at schema version version, as a
+// seshat of that version would have (its migrations, then the payload rows
+// as written then; the summaries of schema 3 come from the migration of
+// the payloads written at schema 1, which is what an upgraded store holds).
+func oldStore(t *testing.T, version int, ps []*models.Payload) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(sqlite.Migrations[0] + "; PRAGMA application_id = 1397052232"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		doc, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)",
+			p.Metadata.TestUUID, p.Metadata.Start.UnixNano(), p.Metadata.Workload, string(doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 1; v < version; v++ {
+		if _, err := db.Exec(sqlite.Migrations[v]); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", version)); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMigrationFillsRecords: a store written before summaries existed
+// (schema 1), or before they held whole records (schema 3), answers
+// Records with what its payloads say once opened: workload, exit code,
+// KPI definitions and builds included.
+func TestMigrationFillsRecords(t *testing.T) {
+	t.Parallel()
+	for _, version := range []int{1, 3} {
+		t.Run(fmt.Sprint("schema ", version), func(t *testing.T) {
+			t.Parallel()
+			ps := ltstest.Payloads(4, ltstest.Options{Samples: 5, Seed: 12})
+			delete(ps[2].KPIs, "cpu_seconds")
+			failed := 2
+			ps[1].KPIs = map[string]models.KPIValue{} // a failed run
+			ps[1].Metadata.ExitCode = &failed
+			ps[3].Metadata.Build = &models.Build{ID: "b-1", Commit: "abc", CI: &models.CI{Engine: "github", RunID: "9"}}
+			k := ps[0].KPIs["rate_gflops"]
+			k.Help = `GFLOPS <from> "the" median & more`
+			ps[0].KPIs["rate_gflops"] = k
+			s := openSQLite(t, oldStore(t, version, ps), lts.StoreOptions{})
+			var want []string
+			for _, p := range ps {
+				want = append(want, ltstest.RecordText(t, lts.RecordOf(p)))
+			}
+			var got []string
+			for _, r := range ltstest.CollectRecords(t, s, lts.Query{}) {
+				got = append(got, ltstest.RecordText(t, r))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("migrated records:\n got %s\nwant %s", got, want)
+			}
+			// The store goes on: uploading the same runs again replaces
+			// them, records unchanged.
+			if _, err := s.Put(context.Background(), ps); err != nil {
+				t.Fatal(err)
+			}
+			got = got[:0]
+			for _, r := range ltstest.CollectRecords(t, s, lts.Query{}) {
+				got = append(got, ltstest.RecordText(t, r))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("records after re-upload:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func Example_records() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "seshat-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := lts.Open(ctx, "sqlite:"+filepath.Join(dir, "lts.db"), lts.StoreOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	if _, err := s.Put(ctx, ltstest.Payloads(3, ltstest.Options{Samples: 5, Seed: 1})); err != nil {
+		panic(err)
+	}
+	q := lts.Query{Labels: models.Filter{"matrix_size": {"64"}}, KPIs: []string{"rate_gflops"}}
+	for r, err := range s.Records(ctx, q) {
+		if err != nil {
+			panic(err)
+		}
+		k, _ := r.KPI("rate_gflops")
+		fmt.Printf("%s %s %.1f %s (%s is better)\n", r.Time.Format("15:04"), r.Labels["framework_version"], k.Value, k.Unit,
+			map[bool]string{true: "lower", false: "higher"}[k.LowerBetter])
+	}
+	// Output:
+	// 00:00 v0.17.0+go1.26.0 51.2 GFLOPS (higher is better)
+	// 00:01 v0.17.0+go1.26.0 48.8 GFLOPS (higher is better)
+	// 00:02 v0.17.0+go1.26.0 50.2 GFLOPS (higher is better)
+}
