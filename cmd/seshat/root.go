@@ -20,10 +20,12 @@ import (
 type globals struct {
 	p          *process
 	configPath string
-	verbose    bool
-	quiet      bool
-	cfg        *config.Loaded
-	log        *slog.Logger
+	// workloadFile is --workload-file: a workload.yaml to register.
+	workloadFile string
+	verbose      bool
+	quiet        bool
+	cfg          *config.Loaded
+	log          *slog.Logger
 }
 
 // env is the pipeline's view of the process.
@@ -46,6 +48,8 @@ func newRootCmd(p *process) *cobra.Command {
 	pf.StringVar(&g.configPath, "config", "", "config file (default "+config.DefaultFile+" when present)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "show debug messages")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "show errors only")
+	pf.StringVar(&g.workloadFile, "workload-file", "", "a workload.yaml declaring a workload (one at the top of --results-dir is found by itself)")
+	config.BindKey(pf, "workload-file", "workload_file")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitcode.With(exitcode.InvalidInput, err)
 	})
@@ -111,6 +115,7 @@ func verbs(g *globals) []*cobra.Command {
 		newPICmd(g),
 		newVisualizeCmd(g),
 		newRegressionCmd(g),
+		newWorkloadCmd(g),
 	}
 }
 
@@ -136,6 +141,9 @@ func (g *globals) setup(cmd *cobra.Command) error {
 		return err
 	}
 	g.log = logging.New(g.p.stderr, g.verbose, g.quiet)
+	if needsConfig(cmd) {
+		return pipeline.UseWorkloadFile(g.workloadFile)
+	}
 	return nil
 }
 

@@ -51,6 +51,10 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	if opts.ResultsDir == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
 	}
+	// The workload file of the results declares reports too.
+	if err := discoverWorkload(env, opts.ResultsDir); err != nil {
+		return err
+	}
 	var regs []*plotting.Registry
 	for _, p := range workloads.PlotProviders() {
 		regs = append(regs, p.Plots())
