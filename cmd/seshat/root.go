@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/seshat-bench/seshat/importers" // registers the workloads of imported runs
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
@@ -116,6 +117,7 @@ func verbs(g *globals) []*cobra.Command {
 		newVisualizeCmd(g),
 		newRegressionCmd(g),
 		newWorkloadCmd(g),
+		newImportCmd(g),
 	}
 }
 

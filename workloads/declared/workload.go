@@ -434,6 +434,11 @@ func (w *Workload) kpiValue(name string, d Datum) (float64, error) {
 		}
 		return v, err
 	}
+	if !w.spec.Values[k.Value].Required {
+		// An optional value the run does not have (a throughput only some
+		// benchmarks report): the KPI does not apply to it.
+		return 0, kpi.ErrNotApplicable
+	}
 	return 0, fmt.Errorf("no value %s", k.Value)
 }
 
