@@ -118,6 +118,7 @@ func verbs(g *globals) []*cobra.Command {
 		newRegressionCmd(g),
 		newWorkloadCmd(g),
 		newImportCmd(g),
+		newCompareCmd(g),
 	}
 }
 
