@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -92,7 +93,7 @@ func gobenchRun(rec *benchfmt.Result, start time.Time, build *Build, units map[s
 		if k == "" || k == "workload" || k == "benchmark" || k == "procs" {
 			k = "config_" + k
 		}
-		settings[k] = string(c.Value)
+		settings[k] = strings.TrimSpace(string(c.Value))
 	}
 	res := GobenchResult{Name: full, Benchmark: bench, Procs: procs, Iterations: rec.Iters, Start: start, End: start,
 		Values: map[string]float64{}, Units: map[string]map[string]string{}}
