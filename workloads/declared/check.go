@@ -26,6 +26,9 @@ func (c *checker) check(s *Spec) *compiled {
 	out := &compiled{paths: map[string]*jsonpath.Path{}, regexes: map[string]*regexp.Regexp{}, groups: map[string]int{}}
 	for _, name := range sortedKeys(s.Files) {
 		f := s.Files[name]
+		if f == nil {
+			continue // refused by its tags already
+		}
 		if dir, rest, ok := strings.Cut(f.Path, "}"); ok && strings.HasPrefix(dir, "{") {
 			if _, declared := s.ArtifactDirs[dir[1:]]; !declared {
 				c.add([]string{"files", name, "path"}, "artifact directory %q is not declared in artifact_dirs", dir[1:])
@@ -42,17 +45,22 @@ func (c *checker) check(s *Spec) *compiled {
 		}
 	}
 	for _, name := range sortedKeys(s.Values) {
-		c.checkValue(s, name, out)
+		if s.Values[name] != nil {
+			c.checkValue(s, name, out)
+		}
 	}
 	c.checkMetadata(s)
 	model := c.checkLabels(s)
 	var defs []kpi.Definition
 	for _, name := range sortedKeys(s.KPIs) {
 		k := s.KPIs[name]
+		if k == nil {
+			continue
+		}
 		at := []string{"kpis", name}
 		v, ok := s.Values[k.Value]
 		switch {
-		case !ok:
+		case !ok || v == nil:
 			c.add(append(at, "value"), "no value %q in values", k.Value)
 			continue
 		case v.typ() != TypeNumber && v.typ() != TypeNumbers:
@@ -60,6 +68,9 @@ func (c *checker) check(s *Spec) *compiled {
 			continue
 		case k.Aggregate != "" && v.typ() != TypeNumbers:
 			c.add(append(at, "aggregate"), "value %q is one number: nothing to aggregate", k.Value)
+		}
+		if k.Direction != "higher" && k.Direction != "lower" {
+			continue // refused by its tags already
 		}
 		d := definition(name, k, func(*models.Payload) (float64, error) { return 0, nil })
 		if _, err := kpi.NewCatalog(s.Name, kpi.LabelsModel{SettingsVersion: "1.0.0"}, d); err != nil {
@@ -82,7 +93,7 @@ func (c *checker) checkValue(s *Spec, name string, out *compiled) {
 	v := s.Values[name]
 	at := []string{"values", name}
 	f, ok := s.Files[v.File]
-	if !ok {
+	if !ok || f == nil {
 		c.add(append(at, "file"), "no file %q in files (files: %s)", v.File, strings.Join(sortedKeys(s.Files), ", "))
 		return
 	}
@@ -146,7 +157,7 @@ func (c *checker) checkMetadata(s *Spec) {
 		}
 		v, ok := s.Values[value]
 		switch {
-		case !ok:
+		case !ok || v == nil:
 			c.add([]string{"metadata", key}, "no value %q in values", value)
 		case !slices.Contains(types, v.typ()):
 			c.add([]string{"metadata", key}, "value %q is of type %s, want %s", value, v.typ(), strings.Join(types, " or "))
@@ -169,6 +180,9 @@ func (c *checker) checkLabels(s *Spec) kpi.LabelsModel {
 	model := kpi.LabelsModel{SettingsVersion: s.KPISettingsVersion}
 	for _, name := range sortedKeys(s.Labels) {
 		l := s.Labels[name]
+		if l == nil {
+			continue
+		}
 		at := []string{"labels", name}
 		switch {
 		case slices.Contains(models.ReservedLabelNames, name):
@@ -182,7 +196,7 @@ func (c *checker) checkLabels(s *Spec) kpi.LabelsModel {
 		if l.Value != "" {
 			v, ok := s.Values[l.Value]
 			switch {
-			case !ok:
+			case !ok || v == nil:
 				c.add(append(at, "value"), "no value %q in values", l.Value)
 			case v.typ() == TypeNumbers:
 				c.add(append(at, "value"), "value %q is a list: a label is one value", l.Value)
@@ -226,6 +240,9 @@ func (c *checker) checkRegression(s *Spec) {
 func (c *checker) checkPlots(s *Spec) {
 	seen := map[string]bool{}
 	for i, p := range s.Plots {
+		if p == nil {
+			continue
+		}
 		at := []string{"plots", strconv.Itoa(i)}
 		if seen[p.Name] {
 			c.add(append(at, "name"), "report %q declared twice", p.Name)

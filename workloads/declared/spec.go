@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -270,14 +271,18 @@ func parseSpec(name string, data []byte) (*Spec, *compiled, error) {
 			return nil, nil, err
 		}
 		for _, f := range ve.Fields {
-			c.add(strings.Split(f.Path, "."), "%s", f.Msg)
+			msg := f.Msg
+			if strings.HasPrefix(msg, "fails min=1") {
+				msg = "must not be empty"
+			}
+			c.add(strings.Split(f.Path, "."), "%s", msg)
 		}
 	}
-	var comp *compiled
-	if len(c.problems) == 0 {
-		comp = c.check(&s)
-	}
+	// Cross references are checked even when tags failed: every problem
+	// is reported at once.
+	comp := c.check(&s)
 	if len(c.problems) > 0 {
+		sort.SliceStable(c.problems, func(i, j int) bool { return c.problems[i].Line < c.problems[j].Line })
 		se.Problems = c.problems
 		return nil, nil, se
 	}

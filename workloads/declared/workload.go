@@ -214,7 +214,11 @@ func (w *Workload) ParseOnce(ctx *store.ParseContext) (any, error) {
 			if errors.Is(err, errNotFound) && !v.Required {
 				continue
 			}
-			ctx.Warnf("%s: value %s (%s): %v", f.Path, vname, w.where(v), err)
+			if errors.Is(err, errNotFound) {
+				ctx.Warnf("%s: value %s (%s): not found", f.Path, vname, w.where(v))
+				continue
+			}
+			ctx.Warnf("%s: value %s: %v", f.Path, vname, err)
 		}
 	}
 	w.metadata(ctx, r, h.Sum(nil))
