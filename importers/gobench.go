@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -62,7 +63,13 @@ func (gobench) Read(in Input, opts Options) ([]Run, []string, error) {
 			}
 			units[rec.Unit][rec.Key] = rec.Value
 		case *benchfmt.Result:
-			runs = append(runs, gobenchRun(rec, start, build, units))
+			run, err := gobenchRun(rec, start, build, units)
+			if err != nil {
+				file, line := rec.Pos()
+				warnings = append(warnings, fmt.Sprintf("%s:%d: %v, skipped", file, line, err))
+				continue
+			}
+			runs = append(runs, run)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -74,7 +81,7 @@ func (gobench) Read(in Input, opts Options) ([]Run, []string, error) {
 	return runs, warnings, nil
 }
 
-func gobenchRun(rec *benchfmt.Result, start time.Time, build *Build, units map[string]map[string]string) Run {
+func gobenchRun(rec *benchfmt.Result, start time.Time, build *Build, units map[string]map[string]string) (Run, error) {
 	full := string(rec.Name.Full())
 	bench, procs := full, 0
 	if m := procsSuffix.FindStringSubmatch(full); m != nil {
@@ -99,21 +106,28 @@ func gobenchRun(rec *benchfmt.Result, start time.Time, build *Build, units map[s
 		Values: map[string]float64{}, Units: map[string]map[string]string{}}
 	_, res.Line = rec.Pos()
 	for _, v := range rec.Values {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			return Run{}, fmt.Errorf("%v %s is not a measurement", v.Value, v.Unit)
+		}
 		res.Values[v.Unit] = v.Value
 		if md := units[v.Unit]; md != nil {
 			res.Units[v.Unit] = md
 		}
 	}
-	if sec, ok := res.Values["sec/op"]; ok && sec > 0 && rec.Iters > 0 {
+	if sec, ok := res.Values["sec/op"]; ok && sec > 0 && rec.Iters > 0 && sec*float64(rec.Iters) < maxRunSeconds {
 		res.End = start.Add(time.Duration(sec * float64(rec.Iters) * float64(time.Second)))
 	}
 	if len(res.Units) == 0 {
 		res.Units = nil
 	}
+	data, err := jsonFile(res)
+	if err != nil {
+		return Run{}, err
+	}
 	return Run{
 		Slug:     fmt.Sprintf("%s_procs=%d", bench, procs),
 		Settings: settings,
-		Files:    map[string][]byte{"result.json": jsonFile(res)},
+		Files:    map[string][]byte{"result.json": data},
 		Build:    build,
-	}
+	}, nil
 }

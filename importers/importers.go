@@ -332,13 +332,19 @@ func (o Options) start(b *Build, in Input) time.Time {
 	return in.ModTime.UTC()
 }
 
-func jsonFile(v any) []byte {
+// jsonFile encodes a run's file; it fails on what JSON cannot hold (a
+// time beyond year 9999), which the caller reports as a skipped run.
+func jsonFile(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		panic(err) // only maps, slices, strings and numbers are written
+		return nil, err
 	}
-	return append(data, '\n')
+	return append(data, '\n'), nil
 }
+
+// maxRunSeconds bounds the duration an input may give a run: beyond it the
+// number is not a duration (and the end would leave the calendar).
+const maxRunSeconds = 1e7
 
 // RepeatSetting tells repeated runs of one point apart (DESIGN §4).
 const RepeatSetting = "@repeat"

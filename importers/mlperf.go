@@ -103,7 +103,11 @@ func (mlperf) Read(in Input, opts Options) ([]Run, []string, error) {
 			settings[setting] = v
 		}
 	}
-	files["run.json"] = jsonFile(RunTimes{Start: start, End: start})
+	times, err := jsonFile(RunTimes{Start: start, End: start})
+	if err != nil {
+		return nil, warnings, &parsers.SyntaxError{File: in.Name, Msg: err.Error()}
+	}
+	files["run.json"] = times
 	slug := strings.Join([]string{str(settings["sut_name"]), str(settings["scenario"]), str(settings["mode"])}, "_")
 	return []Run{{Slug: slug, Settings: settings, Files: files, Build: opts.merge(nil)}}, warnings, nil
 }

@@ -2,6 +2,7 @@ package importers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -106,17 +107,23 @@ func (pytestBenchmark) Read(in Input, opts Options) ([]Run, []string, error) {
 			"benchmarks": []json.RawMessage{raw}, "datetime": doc.Datetime, "version": doc.Version,
 		}
 		end := start
-		if b.Stats.Total > 0 && b.Stats.Total < 1e7 {
+		if b.Stats.Total > 0 && b.Stats.Total < maxRunSeconds {
 			end = start.Add(time.Duration(b.Stats.Total * float64(time.Second)))
 		}
 		name := b.Name
 		if name == "" {
 			name = b.Fullname[strings.LastIndex(b.Fullname, ":")+1:]
 		}
+		bdata, err1 := jsonFile(one)
+		tdata, err2 := jsonFile(RunTimes{Start: start, End: end})
+		if err := errors.Join(err1, err2); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: benchmarks[%d]: %v, skipped", in.Name, i, err))
+			continue
+		}
 		runs = append(runs, Run{
 			Slug:     name,
 			Settings: settings,
-			Files:    map[string][]byte{"benchmark.json": jsonFile(one), "run.json": jsonFile(RunTimes{Start: start, End: end})},
+			Files:    map[string][]byte{"benchmark.json": bdata, "run.json": tdata},
 			Build:    build,
 		})
 	}

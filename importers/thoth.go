@@ -2,6 +2,7 @@ package importers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -101,7 +102,10 @@ func (thoth) Read(in Input, opts Options) ([]Run, []string, error) {
 		return nil, nil, err
 	}
 	start := opts.start(nil, in)
-	run := thothRun(pi, nil, start)
+	run, err := thothRun(pi, nil, start)
+	if err != nil {
+		return nil, nil, &parsers.SyntaxError{File: in.Name, Msg: err.Error()}
+	}
 	run.Build = opts.merge(nil)
 	return []Run{run}, nil, nil
 }
@@ -149,14 +153,20 @@ func readAmun(in Input, opts Options) ([]Run, []string, error) {
 		if end.Before(start) {
 			end = start
 		}
-		run := thothRun(pi, versions, start)
+		run, err := thothRun(pi, versions, start)
+		hw, err2 := jsonFile(amunHW(job))
+		usage, err3 := jsonFile(amunUsage(job, start, end))
+		if err := errors.Join(err, err2, err3); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: job_logs[%d]: %v, skipped", in.Name, i, err))
+			continue
+		}
 		run.Settings["inspection_id"] = doc.InspectionID
 		run.Build = build
 		if job.ExitCode != nil {
 			run.ExitCode = *job.ExitCode
 		}
-		run.Files["hwinfo.json"] = jsonFile(amunHW(job))
-		run.Files["usage.json"] = jsonFile(amunUsage(job, start, end))
+		run.Files["hwinfo.json"] = hw
+		run.Files["usage.json"] = usage
 		if job.Stderr != "" {
 			run.Files["stderr.log"] = []byte(job.Stderr)
 		}
@@ -167,7 +177,7 @@ func readAmun(in Input, opts Options) ([]Run, []string, error) {
 
 // thothRun makes a pi run from a Thoth result: pi.json, and the settings a
 // pi benchmark file would have had.
-func thothRun(pi thothPI, versions map[string]string, start time.Time) Run {
+func thothRun(pi thothPI, versions map[string]string, start time.Time) (Run, error) {
 	component := pi.Component
 	if component == "" {
 		component = pi.Framework
@@ -189,11 +199,15 @@ func thothRun(pi thothPI, versions map[string]string, start time.Time) Run {
 	if v := versions[strings.ToLower(component)]; v != "" {
 		doc["versions"] = map[string]string{component: v}
 	}
+	data, err := jsonFile(doc)
+	if err != nil {
+		return Run{}, err
+	}
 	return Run{
 		Slug:     kind + "_" + component,
 		Settings: settings,
-		Files:    map[string][]byte{"pi.json": jsonFile(doc)},
-	}
+		Files:    map[string][]byte{"pi.json": data},
+	}, nil
 }
 
 func amunHW(job amunJob) models.HWInfo {
