@@ -42,6 +42,14 @@ func Add(w Workload) error {
 	return nil
 }
 
+// Remove unregisters a workload added at run time; tests that load a
+// workload file use it to leave the registry as they found it.
+func Remove(name string) {
+	mu.Lock()
+	defer mu.Unlock()
+	delete(registry, name)
+}
+
 // Get returns the workload registered under name.
 func Get(name string) (Workload, bool) {
 	mu.RLock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/internal/openmetricstest"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestLLMServingWorkloadFile drives examples/llm-serving end to end: a
@@ -23,6 +24,9 @@ func TestLLMServingWorkloadFile(t *testing.T) {
 			t.Skipf("%s not found: the example's load generator is a shell script", tool)
 		}
 	}
+	// The runs register llm_serving in this process: leave the registry as
+	// the other tests expect it.
+	t.Cleanup(func() { workloads.Remove("llm_serving") })
 	benchmark, err := filepath.Abs("../../examples/llm-serving/benchmark.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,25 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(opts.Generate) == 0 && opts.PlotsFile == "" {
+		// By default, the reports of the workloads these results hold.
+		present := map[string]bool{}
+		for _, e := range m.Entries {
+			present[e.Workload] = true
+		}
+		var used []*plotting.Registry
+		for _, r := range regs {
+			if present[r.Workload()] {
+				used = append(used, r)
+			}
+		}
+		if len(used) > 0 {
+			regs = used
+			if jobs, err = visualizeJobs(opts, regs); err != nil {
+				return err
+			}
+		}
+	}
 	res, err := plotting.Generate(ctx, m, plotting.Options{
 		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,
 		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, Log: env.Log,
