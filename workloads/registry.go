@@ -29,6 +29,27 @@ func Register(w Workload) {
 	registry[name] = w
 }
 
+// Add registers w under w.Name() at run time (a workload file found beside
+// the results or named by a flag); a taken name is an error, not a panic.
+func Add(w Workload) error {
+	mu.Lock()
+	defer mu.Unlock()
+	name := w.Name()
+	if _, dup := registry[name]; dup {
+		return fmt.Errorf("workload %q is already registered", name)
+	}
+	registry[name] = w
+	return nil
+}
+
+// Remove unregisters a workload added at run time; tests that load a
+// workload file use it to leave the registry as they found it.
+func Remove(name string) {
+	mu.Lock()
+	defer mu.Unlock()
+	delete(registry, name)
+}
+
 // Get returns the workload registered under name.
 func Get(name string) (Workload, bool) {
 	mu.RLock()

@@ -12,7 +12,9 @@ import (
 func TestDashboardsGolden(t *testing.T) {
 	t.Parallel()
 	r := runSeshat(t, nil, "dashboards")
-	if r.code != 0 || r.stderr != "" {
+	// The workloads of imported runs have no framework_version (the default
+	// comparison key): their charts are not split, and that is said.
+	if r.code != 0 || strings.Contains(r.stderr, "workload pi ") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	checkGolden(t, "dashboards.ndjson", r.stdout)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	_ "github.com/seshat-bench/seshat/importers" // registers the workloads of imported runs
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
@@ -23,10 +24,12 @@ import (
 type globals struct {
 	p          *process
 	configPath string
-	verbose    bool
-	quiet      bool
-	settings   *config.Settings
-	log        *slog.Logger
+	// workloadFile is --workload-file: a workload.yaml to register.
+	workloadFile string
+	verbose      bool
+	quiet        bool
+	settings     *config.Settings
+	log          *slog.Logger
 }
 
 // env is the pipeline's view of the process.
@@ -50,6 +53,8 @@ func newRootCmd(p *process) *cobra.Command {
 	pf.StringVar(&g.configPath, "config", "", "config file (default "+config.DefaultFile+" when present)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "show debug messages")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "show errors only")
+	pf.StringVar(&g.workloadFile, "workload-file", "", "a workload.yaml declaring a workload (one at the top of --results-dir is found by itself)")
+	config.BindKey(pf, "workload-file", "workload_file")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitcode.With(exitcode.InvalidInput, err)
 	})
@@ -115,6 +120,9 @@ func verbs(g *globals) []*cobra.Command {
 		newPICmd(g),
 		newVisualizeCmd(g),
 		newRegressionCmd(g),
+		newWorkloadCmd(g),
+		newImportCmd(g),
+		newCompareCmd(g),
 	}
 }
 
@@ -127,6 +135,9 @@ func (g *globals) setup(cmd *cobra.Command) error {
 	}
 	g.settings = settings
 	g.log = logging.New(g.p.stderr, g.verbose, g.quiet)
+	if needsConfig(cmd) {
+		return pipeline.UseWorkloadFile(g.workloadFile)
+	}
 	return nil
 }
 

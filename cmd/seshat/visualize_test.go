@@ -202,7 +202,7 @@ func TestVisualizeErrors(t *testing.T) {
 		stderr []string
 	}{
 		{"unknown report", []string{"--generate", "report: Rates"}, 4,
-			[]string{`unknown report "Rates" (known reports: "Batch comparison", "Batch statistics", "Error report", "KPI history", "Rate per batch", "Scaling")`}},
+			[]string{`unknown report "Rates" (known reports: "Batch comparison", "Batch statistics", "Error report", "KPI history", "Median time per benchmark", "Rate per batch", "Scaling", "Time per operation")`}},
 		{"unknown plot", []string{"--generate", "plot: Rate pie chart"}, 4,
 			[]string{`unknown plot "Rate pie chart" (known plots: "Batch ratio", "Elapsed scaling", "Rate box plot", "Rate scaling", "Rate statistics", "Rate violin plot")`}},
 		{"unknown in plots.yaml", []string{"--plots", unknownPlots}, 4, []string{`unknown report "Throughput"`}},

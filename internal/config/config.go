@@ -26,13 +26,15 @@ const DefaultFile = "seshat.yaml"
 // Unknown keys are errors naming the key and line.
 type File struct {
 	// Workload overrides the `workload` setting of every entry.
-	Workload   string      `yaml:"workload"`
-	ResultsDir string      `yaml:"results_dir"`
-	Parse      ParseConfig `yaml:"parse"`
-	Run        RunConfig   `yaml:"run"`
-	Plots      PlotsConfig `yaml:"plots"`
-	LTS        LTSConfig   `yaml:"lts"`
-	Regression Regression  `yaml:"regression_analyses"`
+	Workload string `yaml:"workload"`
+	// WorkloadFile is a workload.yaml declaring a workload (--workload-file).
+	WorkloadFile string      `yaml:"workload_file"`
+	ResultsDir   string      `yaml:"results_dir"`
+	Parse        ParseConfig `yaml:"parse"`
+	Run          RunConfig   `yaml:"run"`
+	Plots        PlotsConfig `yaml:"plots"`
+	LTS          LTSConfig   `yaml:"lts"`
+	Regression   Regression  `yaml:"regression_analyses"`
 }
 
 // ParseConfig is the `parse` section.

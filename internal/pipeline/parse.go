@@ -30,6 +30,9 @@ func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters stri
 	if resultsDir == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
 	}
+	if err := discoverWorkload(env, resultsDir); err != nil {
+		return nil, err
+	}
 	f, err := store.ParseFilters(filters)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)

@@ -240,6 +240,10 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 		}
 	}
 	if opts.LTSFile != "" {
+		// A workload file beside the LTS file declares its workload.
+		if err := discoverWorkload(env, filepath.Dir(opts.LTSFile)); err != nil {
+			return nil, "", err
+		}
 		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {

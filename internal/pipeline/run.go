@@ -67,6 +67,10 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	// A workload file beside the benchmark file declares its workload.
+	if err := discoverWorkload(env, filepath.Dir(o.Benchmark)); err != nil {
+		return err
+	}
 	exps, err := b.Select(o.Expe)
 	if err != nil {
 		return err
@@ -102,6 +106,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	if err := os.MkdirAll(o.ResultsDir, 0o755); err != nil {
 		return fmt.Errorf("--results-dir: %w", err)
 	}
+	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
 	if opts.Self = o.Self; opts.Self == "" {
 		if opts.Self, err = os.Executable(); err != nil {
 			return fmt.Errorf("locate the seshat executable: %w", err)
@@ -157,4 +162,18 @@ func dryRun(env Env, opts runner.Options) error {
 	}
 	fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
 	return nil
+}
+
+// pointWorkloads lists the workloads the points run, sorted.
+func pointWorkloads(points []runner.Point) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range points {
+		if name, ok := p.Settings["workload"].(string); ok && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

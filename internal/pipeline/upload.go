@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -155,6 +156,10 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Entr
 	case opts.LTSFile != "":
 		if opts.Filters != "" || opts.Workload != "" {
 			return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--filters and --workload apply to --results-dir, not to --lts")
+		}
+		// A workload file beside the LTS file declares its workload.
+		if err := discoverWorkload(env, filepath.Dir(opts.LTSFile)); err != nil {
+			return nil, "", err
 		}
 		data, err := os.ReadFile(opts.LTSFile)
 		if err != nil {

@@ -48,6 +48,10 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	if opts.ResultsDir == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
 	}
+	// The workload file of the results declares reports too.
+	if err := discoverWorkload(env, opts.ResultsDir); err != nil {
+		return err
+	}
 	var regs []*plotting.Registry
 	for _, p := range workloads.PlotProviders() {
 		regs = append(regs, p.Plots())
@@ -69,6 +73,25 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
+	}
+	if len(opts.Generate) == 0 && opts.PlotsFile == "" {
+		// By default, the reports of the workloads these results hold.
+		present := map[string]bool{}
+		for _, e := range m.Entries {
+			present[e.Workload] = true
+		}
+		var used []*plotting.Registry
+		for _, r := range regs {
+			if present[r.Workload()] {
+				used = append(used, r)
+			}
+		}
+		if len(used) > 0 {
+			regs = used
+			if jobs, err = visualizeJobs(opts, regs); err != nil {
+				return err
+			}
+		}
 	}
 	res, err := plotting.Generate(ctx, m, plotting.Options{
 		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,

@@ -777,7 +777,7 @@ func searchQuery(q lts.Query) map[string]any {
 		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.labels." + name: q.Labels[name]}})
 	}
 	if q.Workload != "" {
-		filters = append(filters, map[string]any{"term": map[string]any{"metadata.workload": q.Workload}})
+		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.workload": []string{q.Workload}}})
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		r := map[string]any{}

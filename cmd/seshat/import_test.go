@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const gobenchData = "../../importers/testdata/gobench/"
+
+// TestImportedGoBenchRegression: go test -bench output imported for three
+// commits of one history, then the output of a commit whose SortInts does
+// twice the work, is judged a regression (exit 2); the same history with an
+// equal commit passes.
+func TestImportedGoBenchRegression(t *testing.T) {
+	dir := t.TempDir()
+	store := "sqlite:" + filepath.Join(dir, "lts.db")
+	importRun := func(results, input, commit, when string) {
+		t.Helper()
+		r := runSeshat(t, nil, "import", "gobench", gobenchData+input, "--results-dir", results,
+			"--commit", commit, "--time", when, "--build-time", when)
+		if r.code != 0 {
+			t.Fatalf("import %s: exit %d: %s", input, r.code, r.stderr)
+		}
+	}
+	for i, commit := range []string{"c1", "c2", "c3"} {
+		results := filepath.Join(dir, commit)
+		importRun(results, "old.txt", commit, fmt.Sprintf("2026-01-0%dT10:00:00Z", i+1))
+		if r := runSeshat(t, nil, "upload", "--results-dir", results, "--store", store); r.code != 0 {
+			t.Fatalf("upload %s: exit %d: %s", commit, r.code, r.stderr)
+		}
+	}
+	slow := filepath.Join(dir, "c4")
+	importRun(slow, "new.txt", "c4", "2026-01-04T10:00:00Z")
+	r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", store, "--method", "mannwhitney",
+		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report"))
+	if r.code != 2 || !strings.Contains(r.stdout, "benchmark=SortInts") {
+		t.Fatalf("regression on the slower commit: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	same := filepath.Join(dir, "c5")
+	importRun(same, "old.txt", "c5", "2026-01-05T10:00:00Z")
+	r = runSeshat(t, nil, "regression", "--results-dir", same, "--history", store, "--method", "mannwhitney",
+		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report-same"))
+	if r.code != 0 {
+		t.Fatalf("regression on an equal commit: exit %d, want 0: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+}
+
+// importPair imports old.txt and new.txt as two results directories.
+func importPair(t *testing.T) (string, string) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "old"), filepath.Join(dir, "new")
+	for _, x := range []struct{ results, input, when string }{{a, "old.txt", "2026-01-01T00:00:00Z"}, {b, "new.txt", "2026-01-02T00:00:00Z"}} {
+		r := runSeshat(t, nil, "import", "gobench", gobenchData+x.input, "--results-dir", x.results, "--expe", "kernels", "--time", x.when)
+		if r.code != 0 {
+			t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	return a, b
+}
+
+func TestCompareGoBenchGolden(t *testing.T) {
+	a, b := importPair(t)
+	for _, format := range []string{"text", "csv", "markdown", "json"} {
+		r := runSeshat(t, nil, "compare", a, b, "--format", format)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, r.code, r.stderr)
+		}
+		out := strings.NewReplacer(a, "old", b, "new").Replace(r.stdout)
+		checkGolden(t, "compare_gobench."+format, out)
+	}
+	if r := runSeshat(t, nil, "compare", a, b, "--fail-on-worse"); r.code != 2 {
+		t.Errorf("--fail-on-worse with SortInts twice slower: exit %d, want 2", r.code)
+	}
+	if r := runSeshat(t, nil, "compare", a, a, "--fail-on-worse"); r.code != 0 {
+		t.Errorf("a side against itself: exit %d, want 0: %s", r.code, r.stderr)
+	}
+}
+
+// benchstatUnits maps benchstat's units to the gobench workload's KPIs.
+var benchstatUnits = map[string]string{
+	"sec/op": "time_per_op_seconds", "B/s": "throughput_bytes_per_second",
+	"B/op": "allocated_bytes_per_op", "allocs/op": "allocs_per_op",
+}
+
+// TestCompareAgreesWithBenchstat runs benchstat (golang.org/x/perf/cmd/benchstat,
+// found on PATH or in SESHAT_TEST_BENCHSTAT) and seshat compare on the same
+// two go test -bench outputs: for every benchmark x unit, both say "~" or
+// both report a change of the same sign.
+func TestCompareAgreesWithBenchstat(t *testing.T) {
+	bin := os.Getenv("SESHAT_TEST_BENCHSTAT")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("benchstat"); err != nil {
+			t.Skip("benchstat not found: go install golang.org/x/perf/cmd/benchstat@<version> and put it on PATH or in SESHAT_TEST_BENCHSTAT")
+		}
+	}
+	out, err := exec.Command(bin, "-format", "csv", gobenchData+"old.txt", gobenchData+"new.txt").Output()
+	if err != nil {
+		t.Fatalf("benchstat: %v", err)
+	}
+	theirs := map[string]string{} // kpi + entry -> "~" or the delta
+	unit := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		rec, err := csv.NewReader(strings.NewReader(line)).Read()
+		if err != nil || len(rec) < 7 {
+			continue
+		}
+		if rec[0] == "" && rec[1] != "" && !strings.Contains(rec[1], "/") || rec[0] == "" && benchstatUnits[rec[1]] != "" {
+			unit = rec[1]
+			continue
+		}
+		if k := benchstatUnits[unit]; k != "" && rec[0] != "" && rec[0] != "geomean" {
+			entry := rec[0][:strings.LastIndex(rec[0], "-")] // Dot/n=64-2 -> Dot/n=64
+			theirs[k+" "+entry] = rec[5]
+		}
+	}
+	a, b := importPair(t)
+	r := runSeshat(t, nil, "compare", a, b, "--format", "csv")
+	if r.code != 0 {
+		t.Fatalf("compare: exit %d: %s", r.code, r.stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, row := range rows[1:] {
+		kpi, entry, delta, significant := row[1], row[4], row[13], row[15] == "true"
+		if entry == "geomean" {
+			continue
+		}
+		want, ok := theirs[kpi+" "+entry]
+		if !ok {
+			t.Errorf("%s %s: not in benchstat's output", kpi, entry)
+			continue
+		}
+		checked++
+		switch {
+		case want == "~" && significant:
+			t.Errorf("%s %s: benchstat says ~, seshat %s%%", kpi, entry, delta)
+		case want != "~" && !significant:
+			t.Errorf("%s %s: benchstat says %s, seshat ~", kpi, entry, want)
+		case want != "~" && (want[0] == '-') != strings.HasPrefix(delta, "-"):
+			t.Errorf("%s %s: benchstat says %s, seshat %s%%", kpi, entry, want, delta)
+		}
+	}
+	if checked != len(theirs) || checked < 10 {
+		t.Errorf("checked %d of benchstat's %d results", checked, len(theirs))
+	}
+}

@@ -1,0 +1,320 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/seshat-bench/seshat/kpi"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// Source yields the payloads of one side.
+type Source interface {
+	// Name is how the side is shown (a path).
+	Name() string
+	Payloads(ctx context.Context) ([]*models.Payload, error)
+}
+
+// Options say how payloads become entries.
+type Options struct {
+	// Keys returns the labels of a workload that tell the two sides apart
+	// (comparison keys) or that never tell entries apart (ignored keys):
+	// both are left out of an entry's identity.
+	Keys func(workload string) []string
+	// Definition returns a KPI's definition, for its display format.
+	Definition func(workload, kpi string) (kpi.Definition, bool)
+	// Confidence is the level of the intervals (0.95 when 0); Alpha the
+	// significance level of the test (0.05 when 0).
+	Confidence, Alpha float64
+}
+
+// Table is the comparison of two sides.
+type Table struct {
+	A, B string
+	// Fixed are the entry labels with one value throughout; entries are
+	// named by the others.
+	Fixed map[string]string
+	// KPIs in name order, each with its rows.
+	KPIs       []*KPITable
+	Confidence float64
+	Alpha      float64
+}
+
+// KPITable is one KPI's rows and geomean.
+type KPITable struct {
+	Workload    string
+	KPI         string
+	Unit        string
+	LowerBetter bool
+	Rows        []*Row
+	// Geomean is nil when fewer than two entries have the KPI on both
+	// sides, or a median is not positive.
+	Geomean *Row
+
+	def    kpi.Definition
+	hasDef bool
+}
+
+// Row is one entry x KPI: both sides summarised and compared.
+type Row struct {
+	Entry string
+	// A and B are nil when the side has no run of this entry.
+	A, B *Summary
+	// Delta is (B - A) / A in percent; NaN when a side is missing.
+	Delta float64
+	// P is the p-value; NaN when not tested (geomean, a side missing).
+	P float64
+	// Significant is P < Alpha.
+	Significant bool
+	// Verdict is better, worse, ~ (no significant change) or "" (not
+	// compared), in the KPI's direction.
+	Verdict  string
+	Warnings []string
+}
+
+// Summary is one side of a row.
+type Summary struct {
+	Center, Lo, Hi float64
+	N              int
+	Values         []float64
+}
+
+// Build compares the payloads of two sides.
+func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
+	if opts.Confidence == 0 {
+		opts.Confidence = 0.95
+	}
+	if opts.Alpha == 0 {
+		opts.Alpha = 0.05
+	}
+	t := &Table{A: names[0], B: names[1], Confidence: opts.Confidence, Alpha: opts.Alpha}
+	type key struct{ workload, entry, kpi string }
+	samples := map[key]*[2][]float64{}
+	meta := map[key]models.KPIValue{}
+	entryLabels := map[string]map[string]string{}
+	for side, payloads := range [][]*models.Payload{a, b} {
+		for _, p := range payloads {
+			labels := maps.Clone(p.Metadata.Labels)
+			var drop []string
+			if opts.Keys != nil {
+				drop = opts.Keys(p.Metadata.Workload)
+			}
+			for _, k := range drop {
+				delete(labels, k)
+			}
+			entry := canonical(labels)
+			entryLabels[entry] = labels
+			for name, v := range p.KPIs {
+				k := key{p.Metadata.Workload, entry, name}
+				s := samples[k]
+				if s == nil {
+					s = &[2][]float64{}
+					samples[k] = s
+				}
+				s[side] = append(s[side], v.Value)
+				meta[k] = v
+			}
+		}
+	}
+	var entries []map[string]string
+	for _, l := range entryLabels {
+		entries = append(entries, l)
+	}
+	vary, fixed := splitLabels(entries)
+	t.Fixed = fixed
+	byKPI := map[[2]string]*KPITable{}
+	keys := slices.Collect(maps.Keys(samples))
+	sort.Slice(keys, func(i, j int) bool {
+		x, y := keys[i], keys[j]
+		if x.workload != y.workload {
+			return x.workload < y.workload
+		}
+		if x.kpi != y.kpi {
+			return x.kpi < y.kpi
+		}
+		return x.entry < y.entry
+	})
+	thresholds := benchmath.DefaultThresholds
+	thresholds.CompareAlpha = opts.Alpha
+	for _, k := range keys {
+		kt := byKPI[[2]string{k.workload, k.kpi}]
+		if kt == nil {
+			m := meta[k]
+			kt = &KPITable{Workload: k.workload, KPI: k.kpi, Unit: m.Unit, LowerBetter: m.LowerBetter}
+			if opts.Definition != nil {
+				kt.def, kt.hasDef = opts.Definition(k.workload, k.kpi)
+			}
+			byKPI[[2]string{k.workload, k.kpi}] = kt
+			t.KPIs = append(t.KPIs, kt)
+		}
+		s := samples[k]
+		kt.Rows = append(kt.Rows, compareRow(entryName(entryLabels[k.entry], vary, k.workload), s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence))
+	}
+	for _, kt := range t.KPIs {
+		kt.Geomean = geomean(kt)
+	}
+	return t
+}
+
+// compareRow summarises and tests one entry x KPI.
+func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Thresholds, confidence float64) *Row {
+	r := &Row{Entry: entry, Delta: math.NaN(), P: math.NaN()}
+	var sa, sb *benchmath.Sample
+	summarize := func(side string, vs []float64) (*Summary, *benchmath.Sample) {
+		if len(vs) == 0 {
+			r.Warnings = append(r.Warnings, side+": no run")
+			return nil, nil
+		}
+		s := benchmath.NewSample(vs, th)
+		sum := benchmath.AssumeNothing.Summary(s, confidence)
+		for _, w := range append(s.Warnings, sum.Warnings...) {
+			r.Warnings = append(r.Warnings, side+": "+w.Error())
+		}
+		return &Summary{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(vs), Values: s.Values}, s
+	}
+	r.A, sa = summarize("A", a)
+	r.B, sb = summarize("B", b)
+	if sa == nil || sb == nil {
+		return r
+	}
+	c := benchmath.AssumeNothing.Compare(sa, sb)
+	for _, w := range c.Warnings {
+		r.Warnings = append(r.Warnings, w.Error())
+	}
+	r.P = c.P
+	r.Significant = c.P < c.Alpha
+	if r.A.Center != 0 {
+		r.Delta = (r.B.Center - r.A.Center) / r.A.Center * 100
+	}
+	r.Verdict = "~"
+	if r.Significant && r.B.Center != r.A.Center {
+		if (r.B.Center < r.A.Center) == lowerBetter {
+			r.Verdict = "better"
+		} else {
+			r.Verdict = "worse"
+		}
+	}
+	return r
+}
+
+// geomean is benchstat's geomean row: the geometric mean of the medians of
+// the entries present on both sides, when every one is positive.
+func geomean(kt *KPITable) *Row {
+	var la, lb float64
+	n := 0
+	for _, r := range kt.Rows {
+		if r.A == nil || r.B == nil {
+			continue
+		}
+		if !(r.A.Center > 0) || !(r.B.Center > 0) {
+			return nil
+		}
+		la += math.Log(r.A.Center)
+		lb += math.Log(r.B.Center)
+		n++
+	}
+	if n < 2 {
+		return nil
+	}
+	ga, gb := math.Exp(la/float64(n)), math.Exp(lb/float64(n))
+	return &Row{Entry: "geomean", A: &Summary{Center: ga, Lo: math.NaN(), Hi: math.NaN(), N: n}, B: &Summary{Center: gb, Lo: math.NaN(), Hi: math.NaN(), N: n},
+		Delta: (gb - ga) / ga * 100, P: math.NaN()}
+}
+
+// Display formats a value of the KPI for people.
+func (kt *KPITable) Display(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	if kt.hasDef {
+		return kt.def.Display(v)
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.4g %s", v, kt.Unit))
+}
+
+// Direction words the KPI's direction.
+func (kt *KPITable) Direction() string {
+	if kt.LowerBetter {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
+// Significant counts the rows with a significant change, by verdict.
+func (t *Table) Significant() (better, worse int) {
+	for _, kt := range t.KPIs {
+		for _, r := range kt.Rows {
+			switch r.Verdict {
+			case "better":
+				better++
+			case "worse":
+				worse++
+			}
+		}
+	}
+	return better, worse
+}
+
+func canonical(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// splitLabels returns the labels whose values differ among entries (or are
+// missing from some), sorted, and those every entry shares.
+func splitLabels(entries []map[string]string) ([]string, map[string]string) {
+	values := map[string]map[string]bool{}
+	present := map[string]int{}
+	for _, e := range entries {
+		for k, v := range e {
+			if values[k] == nil {
+				values[k] = map[string]bool{}
+			}
+			values[k][v] = true
+			present[k]++
+		}
+	}
+	fixed := map[string]string{}
+	var vary []string
+	for k, vs := range values {
+		if len(vs) == 1 && present[k] == len(entries) {
+			for v := range vs {
+				fixed[k] = v
+			}
+			continue
+		}
+		vary = append(vary, k)
+	}
+	sort.Strings(vary)
+	return vary, fixed
+}
+
+// entryName names an entry by the labels that vary, as k=v pairs, or by
+// the value alone when only one label varies (a benchmark's name).
+func entryName(labels map[string]string, vary []string, workload string) string {
+	var parts []string
+	for _, k := range vary {
+		if v, ok := labels[k]; ok && k != kpi.LabelWorkload && k != kpi.LabelSettingsVersion {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	if len(parts) == 1 {
+		_, v, _ := strings.Cut(parts[0], "=")
+		return v
+	}
+	if len(parts) == 0 {
+		return workload
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,252 @@
+package compare
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// The output formats.
+const (
+	FormatText     = "text"
+	FormatCSV      = "csv"
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+)
+
+// Formats lists the output formats.
+var Formats = []string{FormatText, FormatCSV, FormatMarkdown, FormatJSON}
+
+// Write writes the table in a format.
+func (t *Table) Write(w io.Writer, format string) error {
+	switch format {
+	case "", FormatText:
+		return t.writeText(w)
+	case FormatCSV:
+		return t.writeCSV(w)
+	case FormatMarkdown:
+		return t.writeMarkdown(w)
+	case FormatJSON:
+		return t.writeJSON(w)
+	}
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// center is "median ± ci%" as benchstat prints it.
+func (kt *KPITable) center(s *Summary) string {
+	if s == nil {
+		return "-"
+	}
+	text := kt.Display(s.Center)
+	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
+		return text // a geomean: no interval
+	}
+	if s.Lo == s.Hi {
+		return text + " ± 0%" // all samples equal
+	}
+	pct := math.Max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center) * 100
+	if math.IsNaN(pct) || math.IsInf(pct, 0) {
+		return text + " ± ∞"
+	}
+	return text + fmt.Sprintf(" ± %.0f%%", pct)
+}
+
+// delta is the change as benchstat prints it: "+3.21%" when significant,
+// else "~".
+func (r *Row) delta() string {
+	switch {
+	case r.A == nil || r.B == nil:
+		return ""
+	case r.Entry == "geomean" && math.IsNaN(r.P):
+		return fmt.Sprintf("%+.2f%%", r.Delta)
+	case !r.Significant:
+		return "~"
+	case math.IsNaN(r.Delta):
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", r.Delta)
+}
+
+// stat is "p=0.002 n=8+8".
+func (r *Row) stat() string {
+	if math.IsNaN(r.P) || r.A == nil || r.B == nil {
+		return ""
+	}
+	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.A.N, r.B.N)
+}
+
+func (t *Table) header() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A: %s\nB: %s\n", t.A, t.B)
+	if len(t.Fixed) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(t.Fixed)) {
+			parts = append(parts, k+"="+t.Fixed[k])
+		}
+		fmt.Fprintf(&b, "labels: %s\n", strings.Join(parts, " "))
+	}
+	return b.String()
+}
+
+func (t *Table) footer() []string {
+	lines := []string{fmt.Sprintf("medians with %.0f%% confidence intervals; changes by a two-sided Mann-Whitney U test, \"~\" when p >= %.2f", t.Confidence*100, t.Alpha)}
+	for _, kt := range t.KPIs {
+		for _, r := range kt.Rows {
+			for _, w := range r.Warnings {
+				lines = append(lines, fmt.Sprintf("warning: %s, %s: %s", kt.KPI, r.Entry, w))
+			}
+		}
+	}
+	return lines
+}
+
+func (kt *KPITable) allRows() []*Row {
+	if kt.Geomean == nil {
+		return kt.Rows
+	}
+	return append(slices.Clone(kt.Rows), kt.Geomean)
+}
+
+func (t *Table) writeText(w io.Writer) error {
+	fmt.Fprint(w, t.header())
+	for _, kt := range t.KPIs {
+		fmt.Fprintf(w, "\n%s (%s, %s)\n", kt.KPI, kt.Unit, kt.Direction())
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "entry\tA\tB\tdelta\t\tverdict")
+		for _, r := range kt.allRows() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Entry, kt.center(r.A), kt.center(r.B), r.delta(), r.stat(), r.Verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	for _, l := range t.footer() {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+func (t *Table) writeMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "A: `%s`, B: `%s`\n", t.A, t.B)
+	for _, kt := range t.KPIs {
+		fmt.Fprintf(w, "\n### %s (%s, %s)\n\n", kt.KPI, kt.Unit, kt.Direction())
+		fmt.Fprintln(w, "| entry | A | B | delta | test | verdict |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---|---|")
+		for _, r := range kt.allRows() {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Entry), kt.center(r.A), kt.center(r.B), r.delta(), r.stat(), r.Verdict)
+		}
+	}
+	fmt.Fprintln(w)
+	for _, l := range t.footer() {
+		fmt.Fprintf(w, "- %s\n", mdEscape(l))
+	}
+	return nil
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func (t *Table) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"workload", "kpi", "unit", "lower_better", "entry", "a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n", "delta_percent", "p_value", "significant", "verdict", "warnings"})
+	side := func(s *Summary) []string {
+		if s == nil {
+			return []string{"", "", "", "0"}
+		}
+		return []string{num(s.Center), num(s.Lo), num(s.Hi), strconv.Itoa(s.N)}
+	}
+	for _, kt := range t.KPIs {
+		for _, r := range kt.allRows() {
+			rec := []string{kt.Workload, kt.KPI, kt.Unit, strconv.FormatBool(kt.LowerBetter), r.Entry}
+			rec = append(rec, side(r.A)...)
+			rec = append(rec, side(r.B)...)
+			rec = append(rec, num(r.Delta), num(r.P), strconv.FormatBool(r.Significant), r.Verdict, strings.Join(r.Warnings, "; "))
+			cw.Write(rec)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonNum is a number that is null when not finite.
+type jsonNum float64
+
+func (n jsonNum) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(float64(n), 'g', -1, 64)), nil
+}
+
+func (t *Table) writeJSON(w io.Writer) error {
+	type side struct {
+		Median jsonNum   `json:"median"`
+		Lo     jsonNum   `json:"lo"`
+		Hi     jsonNum   `json:"hi"`
+		N      int       `json:"n"`
+		Values []float64 `json:"values,omitempty"`
+	}
+	type row struct {
+		Entry       string   `json:"entry"`
+		A           *side    `json:"a"`
+		B           *side    `json:"b"`
+		Delta       jsonNum  `json:"delta_percent"`
+		P           jsonNum  `json:"p_value"`
+		Significant bool     `json:"significant"`
+		Verdict     string   `json:"verdict"`
+		Warnings    []string `json:"warnings,omitempty"`
+	}
+	type kpiDoc struct {
+		Workload    string `json:"workload"`
+		KPI         string `json:"kpi"`
+		Unit        string `json:"unit"`
+		LowerBetter bool   `json:"lower_better"`
+		Rows        []row  `json:"rows"`
+		Geomean     *row   `json:"geomean,omitempty"`
+	}
+	conv := func(s *Summary) *side {
+		if s == nil {
+			return nil
+		}
+		return &side{Median: jsonNum(s.Center), Lo: jsonNum(s.Lo), Hi: jsonNum(s.Hi), N: s.N, Values: s.Values}
+	}
+	convRow := func(r *Row) row {
+		return row{Entry: r.Entry, A: conv(r.A), B: conv(r.B), Delta: jsonNum(r.Delta), P: jsonNum(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: r.Warnings}
+	}
+	doc := struct {
+		A          string            `json:"a"`
+		B          string            `json:"b"`
+		Labels     map[string]string `json:"labels"`
+		Confidence float64           `json:"confidence"`
+		Alpha      float64           `json:"alpha"`
+		KPIs       []kpiDoc          `json:"kpis"`
+	}{A: t.A, B: t.B, Labels: t.Fixed, Confidence: t.Confidence, Alpha: t.Alpha, KPIs: []kpiDoc{}}
+	for _, kt := range t.KPIs {
+		d := kpiDoc{Workload: kt.Workload, KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter}
+		for _, r := range kt.Rows {
+			d.Rows = append(d.Rows, convRow(r))
+		}
+		if kt.Geomean != nil {
+			g := convRow(kt.Geomean)
+			d.Geomean = &g
+		}
+		doc.KPIs = append(doc.KPIs, d)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

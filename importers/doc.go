@@ -1,0 +1,20 @@
+// Package importers turns results other tools already write into artifact
+// directories, so that the whole pipeline (parse, KPIs, upload, regression,
+// visualize, compare) applies to them: `seshat import FORMAT INPUT...`.
+//
+// Data flows in two steps. An Importer reads its inputs (one file per
+// format file: gobench.go, pytest.go, mlperf.go, thoth.go) into Runs: one
+// per configuration and repetition, each with its settings, the files its
+// run directory holds, its build when the input tells it, and its exit
+// code. Write then lays them out as seshat run does:
+// <results>/<expe>/<NNN>__<slug>/ with settings.yaml, the files, build.json,
+// .uuid (derived from the input, so importing the same file again gives
+// the same ids and re-uploading changes nothing) and exit_code last, and
+// keeps each original input under <results>/<expe>/original/.
+//
+// The runs of gobench, pytest-benchmark and MLPerf are read by workloads
+// declared in files embedded here (workloads/*.yaml), registered at init:
+// the importers prove the file workload engine of package declared. Thoth
+// and Amun results become runs of the built-in pi workload, whose pi.json
+// is a superset of Thoth's output.
+package importers

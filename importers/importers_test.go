@@ -1,0 +1,152 @@
+package importers
+
+import (
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden artifact trees in testdata/golden")
+
+// tree renders a directory for a golden: every file by path, small ones
+// with their content, large ones by size and SHA-256.
+func tree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if len(data) > 3000 || strings.HasPrefix(filepath.ToSlash(rel), "original/") || strings.Contains(rel, "original/") {
+			fmt.Fprintf(&b, "== %s (%d bytes, sha256 %x)\n", filepath.ToSlash(rel), len(data), sha256.Sum256(data))
+			return nil
+		}
+		fmt.Fprintf(&b, "== %s\n%s", filepath.ToSlash(rel), data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			b.WriteString("\n")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden (go test -update to accept):\n%s", name, firstDiff(string(want), got))
+	}
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n want %q\n  got %q", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+// TestImportGoldens imports the real files of each format in testdata and
+// compares the artifact trees written with the goldens.
+func TestImportGoldens(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		format string
+		inputs []string
+		opts   Options
+		runs   int
+	}{
+		{"gobench", []string{"testdata/gobench/old.txt"}, Options{Time: at, Build: Build{Commit: "0123abc", Ref: "main"}}, 32},
+		{"pytest-benchmark", []string{"testdata/pytest/benchmark.json"}, Options{}, 5},
+		{"mlperf", []string{"testdata/mlperf/offline/mlperf_log_summary.txt", "testdata/mlperf/singlestream/mlperf_log_summary.txt"}, Options{Time: at}, 2},
+		{"thoth", []string{"testdata/thoth/inspection-test-e666815e.json"}, Options{}, 5},
+		{"thoth", []string{"testdata/thoth/pi_matmul.json"}, Options{Time: at}, 1},
+	} {
+		name := tc.format + "_" + expeName(tc.inputs[0])
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s, err := Import(tc.format, tc.inputs, dir, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Runs != tc.runs || len(s.Dirs) != 1 {
+				t.Fatalf("summary %+v, want %d runs in one directory", s, tc.runs)
+			}
+			golden(t, name+".txt", tree(t, dir))
+			// Importing again into the same experiment is refused: nothing
+			// already there is mixed with it.
+			if _, err := Import(tc.format, tc.inputs, dir, tc.opts); err == nil || !strings.Contains(err.Error(), "already exists") {
+				t.Errorf("second import: %v, want already exists", err)
+			}
+		})
+	}
+}
+
+func TestImportRefusesOtherFormats(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ format, input, want string }{
+		{"pytest-benchmark", "testdata/thoth/pi_matmul.json", "not a pytest-benchmark JSON document"},
+		{"mlperf", "testdata/pytest/benchmark.json", "not an MLPerf LoadGen summary"},
+		{"thoth", "testdata/pytest/benchmark.json", "neither a Thoth PI result"},
+		{"gobench", "testdata/mlperf/offline/mlperf_log_detail.txt", "no gobench result"},
+		{"nope", "testdata/pytest/benchmark.json", `unknown format "nope"`},
+	} {
+		_, err := Import(tc.format, []string{tc.input}, t.TempDir(), Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error()+tc.format, tc.format) {
+			t.Errorf("%s %s: %v, want %q", tc.format, tc.input, err, tc.want)
+		}
+	}
+}
+
+// TestImportRepeatsAcrossInputs: the same benchmark in two inputs is two
+// repeats of one point, never two duplicates the parse would drop.
+func TestImportRepeatsAcrossInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := Import("gobench", []string{"testdata/gobench/old.txt", "testdata/gobench/new.txt"}, dir, Options{Expe: "both"})
+	if err != nil || s.Runs != 64 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	last, err := filepath.Glob(filepath.Join(dir, "both", "063__*"))
+	if err != nil || len(last) != 1 || !strings.HasSuffix(last[0], "_repeat=15") {
+		t.Errorf("last run %v, want the 16th repeat of Itoa", last)
+	}
+}

@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/seshat-bench/seshat/compare"
+	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads"
+)
+
+// CompareOptions are the options of `seshat compare`.
+type CompareOptions struct {
+	// A and B are results directories or LTS files.
+	A, B    string
+	Format  string
+	Output  string
+	NoCache bool
+	// FailOnWorse exits 2 when a KPI got significantly worse.
+	FailOnWorse bool
+}
+
+// Compare runs `seshat compare A B`: each side's payloads, grouped into
+// entries less the workloads' comparison and ignored keys, summarised and
+// tested as benchstat does. Exit 3 when the sides share no KPI.
+func Compare(ctx context.Context, env Env, o CompareOptions) error {
+	if o.A == "" || o.B == "" {
+		return exitcode.Errorf(exitcode.InvalidInput, "compare: give two results directories or LTS files")
+	}
+	format := o.Format
+	if format == "" {
+		format = compare.FormatText
+	}
+	known := false
+	for _, f := range compare.Formats {
+		known = known || f == format
+	}
+	if !known {
+		return exitcode.Errorf(exitcode.InvalidInput, "--format: %q is not one of %v", o.Format, compare.Formats)
+	}
+	var sides [2][]*models.Payload
+	for i, path := range []string{o.A, o.B} {
+		src, err := compareSource(env, path, o.NoCache)
+		if err != nil {
+			return err
+		}
+		if sides[i], err = src.Payloads(ctx); err != nil {
+			return err
+		}
+	}
+	t := compare.Build(sides[0], sides[1], [2]string{o.A, o.B}, compare.Options{Keys: compareKeys, Definition: kpiDefinition})
+	shared := 0
+	for _, kt := range t.KPIs {
+		for _, r := range kt.Rows {
+			if r.A != nil && r.B != nil {
+				shared++
+			}
+		}
+	}
+	if shared == 0 {
+		return exitcode.Errorf(exitcode.NoData, "compare: %s and %s have no entry x KPI in common", o.A, o.B)
+	}
+	err := atomicfile.WriteOutput(o.Output, env.Stdout, func(w io.Writer) error { return t.Write(w, format) })
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	if _, worse := t.Significant(); worse > 0 && o.FailOnWorse {
+		return exitcode.Errorf(exitcode.RegressionFound, "compare: %d entry x KPI results are significantly worse in %s", worse, o.B)
+	}
+	return nil
+}
+
+// compareKeys are the labels left out of a compared entry's identity: the
+// workload's comparison and ignored keys.
+func compareKeys(workload string) []string {
+	w, ok := workloads.Get(workload)
+	if !ok {
+		return nil
+	}
+	d, ok := w.(workloads.RegressionDefaults)
+	if !ok {
+		return nil
+	}
+	k := d.RegressionKeys()
+	return append(append([]string{}, k.ComparisonKeys...), k.IgnoredKeys...)
+}
+
+// compareSource opens one side: a results directory, or an LTS file. A
+// build in a store is the next kind of source (compare.Source).
+func compareSource(env Env, path string, noCache bool) (compare.Source, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "compare: %w", err)
+	}
+	if st.IsDir() {
+		return dirSource{env: env, dir: path, noCache: noCache}, nil
+	}
+	if err := discoverWorkload(env, filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return fileSource{env: env, path: path}, nil
+}
+
+type dirSource struct {
+	env     Env
+	dir     string
+	noCache bool
+}
+
+func (s dirSource) Name() string { return s.dir }
+
+func (s dirSource) Payloads(ctx context.Context) ([]*models.Payload, error) {
+	m, err := LoadMatrix(ctx, s.env, s.dir, "", "", s.noCache)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(s.env.Stderr, "%s: %s\n", s.dir, m.Stats())
+	return lts.Payloads(buildPayloads(s.env, m)), nil
+}
+
+type fileSource struct {
+	env  Env
+	path string
+}
+
+func (s fileSource) Name() string { return s.path }
+
+func (s fileSource) Payloads(context.Context) ([]*models.Payload, error) {
+	data, err := parsers.ReadLimited(s.path, historyFileLimit)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	records, err := lts.ReadPayloads(s.path, data, ltsLookup)
+	if err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, fmt.Errorf("compare: %w", err))
+	}
+	var out []*models.Payload
+	for _, r := range records {
+		for _, w := range r.Warnings {
+			s.env.logger().Warn(fmt.Sprintf("%s: %s: %s", s.path, r.Path, w))
+		}
+		if r.Payload != nil {
+			out = append(out, r.Payload)
+		}
+	}
+	return out, nil
+}

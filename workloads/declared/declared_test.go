@@ -1,0 +1,243 @@
+package declared
+
+import (
+	"context"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/bad")
+
+// TestSpecErrors: every bad workload file is refused with every problem
+// named by file, line and key (goldens beside each file).
+func TestSpecErrors(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/bad/*.yaml")
+	if len(files) < 4 {
+		t.Fatalf("bad files %v", files)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = New(f, data)
+		if err == nil {
+			t.Errorf("%s: accepted", f)
+			continue
+		}
+		got := err.Error() + "\n"
+		golden := strings.TrimSuffix(f, ".yaml") + ".err"
+		if *update {
+			os.WriteFile(golden, []byte(got), 0o644)
+			continue
+		}
+		want, _ := os.ReadFile(golden)
+		if got != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", f, got, want)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+			if line = strings.TrimSpace(line); strings.HasSuffix(line, "problems:") {
+				continue
+			}
+			if !strings.HasPrefix(line, f+":") {
+				t.Errorf("%s: %q does not name the file and line", f, line)
+			}
+		}
+	}
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var toyRun = map[string]string{
+	"settings.yaml": "workload: toy_server\nmodel: tiny\n",
+	"exit_code":     "0\n",
+	".uuid":         "6f1c2a9e-3b47-4d2e-9a51-0c8e7b1d2f34\n",
+	"conf.yaml":     "server:\n  version: 2.1.0\n",
+	// The output directory resolves by glob: the last sorted match wins.
+	"a__output/report.json": `{"throughput": {"rps": 1.0}}`,
+	"b__output/report.json": `{"throughput": {"rps": 812.5}, "started": "2025-06-02T08:00:00Z",
+	  "latency": [{"q": 0.5, "ms": 4.1}, {"q": 0.99, "ms": 11.8}], "samples": [3, 1, 2]}`,
+	"steps.csv":  "step,seconds\n1,0.5\n2,0.7\n3,\n4,0.6\n",
+	"server.log": "boot\nrps=700.5\nwarm\nrps=805.25\nbye\n",
+}
+
+func load(t *testing.T, path string) *Workload {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func parse(t *testing.T, w *Workload, dir string) *store.Matrix {
+	t.Helper()
+	m, err := store.Load(context.Background(), store.Options{ResultsDir: dir, Lookup: func(name string) (store.Parser, bool) {
+		return w, name == w.Name()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestExtract reads every kind of value from one run and builds a strictly
+// valid payload with its KPIs.
+func TestExtract(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "run"), toyRun)
+	w := load(t, "testdata/good.yaml")
+	m := parse(t, w, dir)
+	e := m.Entries[0]
+	if len(e.Warnings) != 0 {
+		t.Errorf("warnings %v", e.Warnings)
+	}
+	r := e.Results.(*Results)
+	num := func(name string, want float64) {
+		t.Helper()
+		d, ok := r.Values[name]
+		if !ok || d.Number == nil || math.Abs(*d.Number-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%s = %+v, want %v", name, d.Any(), want)
+		}
+	}
+	num("rps", 812.5)
+	num("p99", 0.0118)
+	num("step_median", 0.6)
+	num("step_count", 3)
+	num("logged", 805.25) // a regex keeps its last match
+	num("first_logged", 700.5)
+	if d := r.Values["version"]; d.String == nil || *d.String != "2.1.0" {
+		t.Errorf("version %+v", d.Any())
+	}
+	if d := r.Values["samples"]; len(d.Numbers) != 3 {
+		t.Errorf("samples %+v", d.Any())
+	}
+	if !r.Start.Equal(time.Date(2025, 6, 2, 8, 0, 0, 0, time.UTC)) || r.UUID != "6f1c2a9e-3b47-4d2e-9a51-0c8e7b1d2f34" {
+		t.Errorf("start %v uuid %s", r.Start, r.UUID)
+	}
+	p, warnings := lts.Build(e, w, lts.Options{})
+	if err := lts.Validate(p, w.KPIs()); err != nil || len(warnings) != 0 {
+		t.Fatalf("payload: %v %v", err, warnings)
+	}
+	if p.Metadata.Labels["version"] != "2.1.0" || p.Metadata.Labels["model"] != "tiny" {
+		t.Errorf("labels %v", p.Metadata.Labels)
+	}
+	if got := p.KPIs["sample_mean"].Value; got != 2 {
+		t.Errorf("sample_mean %v", got)
+	}
+}
+
+// TestDegrades: missing and broken files are warnings naming the file;
+// strict validation names the required values and labels missing.
+func TestDegrades(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := map[string]string{
+		"settings.yaml":         "workload: toy_server\n",
+		"exit_code":             "0\n",
+		"conf.yaml":             "server: [unclosed\n",
+		"a__output/report.json": `{"throughput": {"rps": "fast"}, "started": "2025-06-02T08:00:00Z"}`,
+		"steps.csv":             "step,seconds\n1,\"x\n",
+	}
+	writeFiles(t, filepath.Join(dir, "run"), run)
+	w := load(t, "testdata/good.yaml")
+	e := parse(t, w, dir).Entries[0]
+	all := strings.Join(e.Warnings, "\n")
+	for _, want := range []string{"conf.yaml:1:", `value rps: $.throughput.rps: "fast" is not a number`, "steps.csv:", "server.log: missing"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+	p, _ := lts.Build(e, w, lts.Options{})
+	err := lts.Validate(p, w.KPIs())
+	if err == nil {
+		t.Fatal("strict validation accepted a run without its required values")
+	}
+	for _, want := range []string{"results.rps: required", "results.version: required", "metadata.labels.model: required"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("validation %v lacks %q", err, want)
+		}
+	}
+	if !strings.HasPrefix(p.Metadata.TestUUID, "") || len(p.Metadata.TestUUID) != 36 {
+		t.Errorf("derived test_uuid %q", p.Metadata.TestUUID)
+	}
+}
+
+// TestCacheFollowsTheWorkloadFile: a second parse is cached; editing the
+// workload file (its hash is in the parser version) parses again.
+func TestCacheFollowsTheWorkloadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "exp", "run"), toyRun)
+	w := load(t, "testdata/good.yaml")
+	if m := parse(t, w, dir); !strings.Contains(m.Stats().String(), "0 cached, 1 parsed") {
+		t.Fatalf("first parse: %s", m.Stats())
+	}
+	if m := parse(t, w, dir); !strings.Contains(m.Stats().String(), "1 cached, 0 parsed") {
+		t.Fatalf("second parse: %s", m.Stats())
+	}
+	data, _ := os.ReadFile("testdata/good.yaml")
+	edited, err := New("edited.yaml", []byte(strings.Replace(string(data), "scale: 0.001", "scale: 1", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := parse(t, edited, dir)
+	if !strings.Contains(m.Stats().String(), "0 cached, 1 parsed") {
+		t.Fatalf("after editing the workload file: %s", m.Stats())
+	}
+	if d := m.Entries[0].Results.(*Results).Values["p99"]; d.Number == nil || *d.Number != 11.8 {
+		t.Errorf("p99 after the edit: %+v", d.Any())
+	}
+}
+
+// TestRegisterTwice: loading the same file again is harmless; another
+// file with the same name, or pi's name, is refused.
+func TestRegisterTwice(t *testing.T) {
+	data := []byte(strings.Replace(mustRead(t, "testdata/good.yaml"), "name: toy_server", "name: toy_register", 1))
+	w1, _ := New("a.yaml", data)
+	w2, _ := New("b.yaml", data)
+	if _, err := Register(w1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Register(w2); err != nil || got != w1 {
+		t.Errorf("same content again: %v %v", got, err)
+	}
+	other, _ := New("c.yaml", append(data, []byte("description: other\n")...))
+	if _, err := Register(other); err == nil || !strings.Contains(err.Error(), "already defined by a.yaml") {
+		t.Errorf("a different file: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
