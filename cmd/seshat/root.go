@@ -109,6 +109,7 @@ func verbs(g *globals) []*cobra.Command {
 		newDashboardsCmd(g),
 		newRunCmd(g),
 		newPICmd(g),
+		newRunPointCmd(g),
 		newVisualizeCmd(g),
 		newRegressionCmd(g),
 	}
