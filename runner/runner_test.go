@@ -37,7 +37,7 @@ func (helperWorkload) RunVersions(string) map[string]string {
 	return map[string]string{"helper": "1.0"}
 }
 
-func runOpts(t *testing.T, results, src string) Options {
+func runOpts(t testing.TB, results, src string) Options {
 	t.Helper()
 	b, err := ParseBenchmark("b.yaml", []byte(src))
 	if err != nil {

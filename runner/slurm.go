@@ -124,12 +124,12 @@ func (s *Slurm) DryRun(w io.Writer, opts Options, plan []Planned) error {
 	}
 	arrays := slurmArrays(plan, dirs, gpus, s.maxArraySize())
 	for k, a := range arrays {
-		script, err := s.script(a, results, s.invocation(), opts)
+		script, err := s.script(a, k, len(arrays), results, s.invocation(), opts)
 		if err != nil {
 			return err
 		}
-		if len(arrays) > 1 {
-			fmt.Fprintf(w, "# --- job array %d of %d: sbatch this script ---\n", k+1, len(arrays))
+		if k > 0 {
+			io.WriteString(w, "\n")
 		}
 		io.WriteString(w, script)
 	}
@@ -197,7 +197,7 @@ func (s *Slurm) Execute(ctx context.Context, opts Options, plan []Planned, t *Tr
 	var jobs []string
 	var tasks []*slurmTask
 	for k, a := range arrays {
-		script, err := s.script(a, results, inv, opts)
+		script, err := s.script(a, k, len(arrays), results, inv, opts)
 		if err != nil {
 			return err
 		}

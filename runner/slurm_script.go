@@ -50,7 +50,8 @@ func slurmScriptLog(jobTask string) string {
 }
 
 // script renders the sbatch script of one array. resultsDir is absolute.
-func (s *Slurm) script(a *slurmArray, resultsDir, invocation string, opts Options) (string, error) {
+// k and n number the array among the invocation's.
+func (s *Slurm) script(a *slurmArray, k, n int, resultsDir, invocation string, opts Options) (string, error) {
 	q := func(v string) (string, error) { return syntax.Quote(v, syntax.LangBash) }
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -94,8 +95,8 @@ func (s *Slurm) script(a *slurmArray, resultsDir, invocation string, opts Option
 		}
 		directive("%s", d)
 	}
-	fmt.Fprintf(&b, "\n# seshat run, invocation %s: task i of this array runs the matrix point\n", invocation)
-	b.WriteString("# whose run directory is dirs[i], with seshat on the node.\n")
+	fmt.Fprintf(&b, "\n# seshat run, invocation %s, job array %d of %d: task i runs the matrix\n", invocation, k+1, n)
+	b.WriteString("# point whose run directory is dirs[i], with seshat on the node.\n")
 	b.WriteString("dirs=(\n")
 	for i, d := range a.dirs {
 		qd, err := q(d)
