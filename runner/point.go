@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"os"
 	"path/filepath"
@@ -35,6 +36,12 @@ type PointOptions struct {
 	Env []string
 	// Scheduler is written to scheduler.json before the run (nil: none).
 	Scheduler *models.SchedulerInfo
+	// Prelude, when set, is an EncodeArchive of the run directory's first
+	// files, unpacked into Dir before the run (no shared filesystem).
+	Prelude string
+	// Archive, when set, receives the run directory as WriteArchive writes
+	// it once the run is complete (the pod's log carries it back).
+	Archive io.Writer
 }
 
 // RunPoint runs the point of an existing run directory on this machine,
@@ -46,6 +53,22 @@ type PointOptions struct {
 // ErrInterrupted when ctx was cancelled (the scheduler's SIGTERM): the
 // run is then left without exit_code, for the executor to account for.
 func RunPoint(ctx context.Context, o PointOptions) (Outcome, error) {
+	out, err := runPoint(ctx, o)
+	if err == nil && o.Archive != nil {
+		err = WriteArchive(o.Archive, o.Dir)
+	}
+	return out, err
+}
+
+func runPoint(ctx context.Context, o PointOptions) (Outcome, error) {
+	if o.Prelude != "" {
+		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+			return Outcome{}, err
+		}
+		if _, err := ExtractPayload([]byte(o.Prelude), o.Dir); err != nil {
+			return Outcome{}, fmt.Errorf("--prelude: %w", err)
+		}
+	}
 	if done, err := ReadOutcome(o.Dir, o.Timeout); err == nil {
 		return done, nil
 	}

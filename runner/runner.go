@@ -186,7 +186,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	if err != nil {
 		return pl.Dir, Outcome{}, err
 	}
-	dir, err := prepareRun(pl)
+	dir, err := PrepareRun(pl)
 	if err != nil {
 		return dir, Outcome{}, err
 	}
@@ -199,11 +199,11 @@ func lookupWorkload(lookup func(string) (workloads.Runner, error), settings map[
 	return lookup(name)
 }
 
-// prepareRun creates the run directory of pl (or empties the interrupted
+// PrepareRun creates the run directory of pl (or empties the interrupted
 // run's directory it reuses) and writes what is known before the run. It
 // returns the directory's absolute path: the child runs in it, so every
 // path it is given must be absolute.
-func prepareRun(pl Planned) (string, error) {
+func PrepareRun(pl Planned) (string, error) {
 	var dir string
 	var err error
 	if pl.Reuse {

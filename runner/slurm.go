@@ -120,7 +120,7 @@ func (s *Slurm) DryRun(w io.Writer, opts Options, plan []Planned) error {
 		if dirs[i], err = filepath.Abs(pl.Dir); err != nil {
 			return err
 		}
-		gpus[i] = pointGPUs(opts.Lookup, pl.Settings)
+		gpus[i] = PointGPUs(opts.Lookup, pl.Settings)
 	}
 	arrays := slurmArrays(plan, dirs, gpus, s.maxArraySize())
 	for k, a := range arrays {
@@ -136,7 +136,9 @@ func (s *Slurm) DryRun(w io.Writer, opts Options, plan []Planned) error {
 	return nil
 }
 
-func pointGPUs(lookup func(string) (workloads.Runner, error), settings map[string]any) int {
+// PointGPUs is the number of GPUs a point needs, as its workload says
+// (workloads.Resourcer); 0 when it says nothing.
+func PointGPUs(lookup func(string) (workloads.Runner, error), settings map[string]any) int {
 	w, err := lookupWorkload(lookup, settings)
 	if err != nil {
 		return 0
@@ -171,10 +173,10 @@ func (s *Slurm) Execute(ctx context.Context, opts Options, plan []Planned, t *Tr
 			t.Interrupt()
 			return nil
 		}
-		w, err := lookupWorkload(opts.Lookup, pl.Settings)
 		dir := pl.Dir
+		_, err := lookupWorkload(opts.Lookup, pl.Settings)
 		if err == nil {
-			dir, err = prepareRun(pl)
+			dir, err = PrepareRun(pl)
 		}
 		if err != nil {
 			pl.Dir = dir
@@ -182,9 +184,7 @@ func (s *Slurm) Execute(ctx context.Context, opts Options, plan []Planned, t *Tr
 			return err
 		}
 		dirs[i] = dir
-		if r, ok := w.(workloads.Resourcer); ok {
-			gpus[i] = r.GPUs(pl.Settings)
-		}
+		gpus[i] = PointGPUs(opts.Lookup, pl.Settings)
 	}
 	arrays := slurmArrays(plan, dirs, gpus, s.maxArraySize())
 	if len(arrays) == 0 {

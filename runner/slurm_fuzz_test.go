@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,5 +22,23 @@ func FuzzParseSlurmQueue(f *testing.F) {
 				t.Fatalf("state for %q", id)
 			}
 		}
+	})
+}
+
+// FuzzExtractArchive: a pod log never panics the archive reader, and
+// nothing is written outside the directory.
+func FuzzExtractArchive(f *testing.F) {
+	f.Add([]byte(archiveBegin + "\nH4sIAAAAAAAA/w==\n" + archiveEnd + "\n"))
+	f.Add([]byte("no archive\n"))
+	addFiles(f, "testdata/archive/*.log")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		names, err := ExtractArchive(bytes.NewReader(data), dir)
+		for _, n := range names {
+			if !filepath.IsLocal(n) {
+				t.Fatalf("wrote %q", n)
+			}
+		}
+		_ = err
 	})
 }

@@ -36,5 +36,7 @@ func newRunPointCmd(g *globals) *cobra.Command {
 	f.StringVar(&o.Scheduler.Node, "node", "", "the node running the task")
 	f.StringVar(&o.Scheduler.Namespace, "namespace", "", "the pod's namespace")
 	f.StringVar(&o.Scheduler.Pod, "pod", "", "the pod running the task")
+	f.StringVar(&o.Prelude, "prelude", "", "the run directory's first files as a base64 tar.gz, unpacked into --dir first (no shared filesystem)")
+	f.BoolVar(&o.Archive, "archive", false, "print the complete run directory on stdout afterwards, as an armoured base64 tar.gz")
 	return cmd
 }

@@ -65,6 +65,11 @@ type RunPointOptions struct {
 	Python  string
 	// Scheduler describes the task (Executor "": none, no scheduler.json).
 	Scheduler models.SchedulerInfo
+	// Prelude is the run directory's first files (runner.EncodeArchive),
+	// for a node without the results directory; Archive prints the
+	// complete run directory on stdout afterwards (runner.WriteArchive).
+	Prelude string
+	Archive bool
 }
 
 // RunPoint runs the point of one run directory on this node: hardware
@@ -88,6 +93,10 @@ func RunPoint(ctx context.Context, env Env, o RunPointOptions) error {
 		Lookup: lookupRunner, HWInfo: hw, Env: os.Environ()}
 	if o.Scheduler.Executor != "" {
 		po.Scheduler = &o.Scheduler
+	}
+	po.Prelude = o.Prelude
+	if o.Archive {
+		po.Archive = env.Stdout
 	}
 	out, err := runner.RunPoint(ctx, po)
 	if err != nil {
