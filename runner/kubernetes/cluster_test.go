@@ -47,7 +47,7 @@ func TestRealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := runner.Options{ResultsDir: t.TempDir(), Points: points, Timeout: 5 * time.Minute,
-		Lookup: func(string) (workloads.Runner, error) { return pi.Workload{}, nil },
+		Lookup:   func(string) (workloads.Runner, error) { return pi.Workload{}, nil },
 		Executor: &Executor{Client: client, Namespace: os.Getenv("SESHAT_TEST_NAMESPACE"), Image: image, PollInterval: 2 * time.Second}}
 	s, err := runner.Run(context.Background(), opts)
 	if err == nil || s.Succeeded != 1 || s.Failed != 1 {

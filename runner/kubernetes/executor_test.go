@@ -2,8 +2,8 @@ package kubernetes
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -62,7 +62,9 @@ func (helperWorkload) CheckPoint(map[string]any) error { return nil }
 func (helperWorkload) Command(req workloads.RunRequest) ([]string, error) {
 	return []string{req.Self}, nil
 }
-func (helperWorkload) RunVersions(string) map[string]string { return map[string]string{"helper": "1.0"} }
+func (helperWorkload) RunVersions(string) map[string]string {
+	return map[string]string{"helper": "1.0"}
+}
 func (helperWorkload) GPUs(s map[string]any) int {
 	n, _ := s["gpus"].(int)
 	return n
@@ -110,8 +112,8 @@ type node struct {
 	t      *testing.T
 	client *fake.Clientset
 	mu     sync.Mutex
-	logs   map[string][]byte      // pod name -> log
-	procs  map[string]*exec.Cmd   // job name -> running container
+	logs   map[string][]byte    // pod name -> log
+	procs  map[string]*exec.Cmd // job name -> running container
 	seen   map[string]bool
 	jobs   map[string]batchv1.Job // as created
 	stop   chan struct{}
