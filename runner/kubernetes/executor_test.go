@@ -24,6 +24,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -110,7 +111,7 @@ func testRunPoint(args []string) int {
 // binary as seshat, or injects the fault the point's `fault` setting names.
 type node struct {
 	t      *testing.T
-	client *fake.Clientset
+	client k8s.Interface
 	mu     sync.Mutex
 	logs   map[string][]byte    // pod name -> log
 	procs  map[string]*exec.Cmd // job name -> running container
@@ -120,7 +121,7 @@ type node struct {
 	done   chan struct{}
 }
 
-func startNode(t *testing.T, client *fake.Clientset) *node {
+func startNode(t *testing.T, client k8s.Interface) *node {
 	n := &node{t: t, client: client, logs: map[string][]byte{}, procs: map[string]*exec.Cmd{},
 		seen: map[string]bool{}, jobs: map[string]batchv1.Job{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go n.loop()
