@@ -136,6 +136,37 @@ func (s *Slurm) DryRun(w io.Writer, opts Options, plan []Planned) error {
 	return nil
 }
 
+// PrepareRuns is the first step of the executors that submit every run at
+// once: it reports skipped points to t and creates the run directory of
+// every other one (PrepareRun), setting plan[i].Dir to it. It returns the
+// indexes of the runs to submit; none, and t told, when ctx is cancelled.
+// Its error is a run directory it could not create (reported to t).
+func PrepareRuns(ctx context.Context, opts Options, plan []Planned, t *Tracker) ([]int, error) {
+	var runs []int
+	for i, pl := range plan {
+		if pl.Skip {
+			t.Skipped(i, pl)
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Interrupt()
+			return nil, nil
+		}
+		dir := pl.Dir
+		_, err := lookupWorkload(opts.Lookup, pl.Settings)
+		if err == nil {
+			dir, err = PrepareRun(pl)
+		}
+		plan[i].Dir = dir
+		if err != nil {
+			t.Broken(i, plan[i], Outcome{}, err)
+			return nil, err
+		}
+		runs = append(runs, i)
+	}
+	return runs, nil
+}
+
 // PointGPUs is the number of GPUs a point needs, as its workload says
 // (workloads.Resourcer); 0 when it says nothing.
 func PointGPUs(lookup func(string) (workloads.Runner, error), settings map[string]any) int {
@@ -163,28 +194,14 @@ func (s *Slurm) Execute(ctx context.Context, opts Options, plan []Planned, t *Tr
 		return err
 	}
 	inv := s.invocation()
+	runs, err := PrepareRuns(ctx, opts, plan, t)
+	if err != nil || runs == nil {
+		return err
+	}
 	dirs, gpus := map[int]string{}, map[int]int{}
-	for i, pl := range plan {
-		if pl.Skip {
-			t.Skipped(i, pl)
-			continue
-		}
-		if ctx.Err() != nil {
-			t.Interrupt()
-			return nil
-		}
-		dir := pl.Dir
-		_, err := lookupWorkload(opts.Lookup, pl.Settings)
-		if err == nil {
-			dir, err = PrepareRun(pl)
-		}
-		if err != nil {
-			pl.Dir = dir
-			t.Broken(i, pl, Outcome{}, err)
-			return err
-		}
-		dirs[i] = dir
-		gpus[i] = PointGPUs(opts.Lookup, pl.Settings)
+	for _, i := range runs {
+		dirs[i] = plan[i].Dir
+		gpus[i] = PointGPUs(opts.Lookup, plan[i].Settings)
 	}
 	arrays := slurmArrays(plan, dirs, gpus, s.maxArraySize())
 	if len(arrays) == 0 {
@@ -243,6 +260,7 @@ func (s *Slurm) follow(ctx context.Context, opts Options, t *Tracker, inv string
 			failingSince = time.Time{}
 		}
 		var gone []*slurmTask
+		var judged []taskState
 		for _, tk := range tasks {
 			if tk.done {
 				continue
@@ -262,16 +280,7 @@ func (s *Slurm) follow(ctx context.Context, opts Options, t *Tracker, inv string
 				gone = append(gone, tk)
 				continue
 			}
-			stop, err := s.judge(t, tk, st, inv, grace)
-			if err != nil {
-				return err
-			}
-			if tk.done {
-				left--
-			}
-			if stop {
-				return s.stop(ctx, opts, t, jobs, tasks, false)
-			}
+			judged = append(judged, taskState{tk, st})
 		}
 		if len(gone) > 0 {
 			// Forgotten by slurmctld (MinJobAge): accounting may know more.
@@ -281,16 +290,19 @@ func (s *Slurm) follow(ctx context.Context, opts Options, t *Tracker, inv string
 				if !ok {
 					st = slurmTaskState{State: "LOST", Reason: "no longer known to squeue or sacct"}
 				}
-				stop, err := s.judge(t, tk, st, inv, grace)
-				if err != nil {
-					return err
-				}
-				if tk.done {
-					left--
-				}
-				if stop {
-					return s.stop(ctx, opts, t, jobs, tasks, false)
-				}
+				judged = append(judged, taskState{tk, st})
+			}
+		}
+		for _, j := range judged {
+			stop, err := s.judge(t, j.tk, j.st, inv, grace)
+			if err != nil {
+				return err
+			}
+			if j.tk.done {
+				left--
+			}
+			if stop {
+				return s.stop(ctx, opts, t, jobs, tasks, false)
 			}
 		}
 		if left == 0 {
@@ -303,6 +315,11 @@ func (s *Slurm) follow(ctx context.Context, opts Options, t *Tracker, inv string
 		}
 	}
 	return nil
+}
+
+type taskState struct {
+	tk *slurmTask
+	st slurmTaskState
 }
 
 // judge acts on what Slurm says about a task whose run has no exit_code

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,40 +22,11 @@ import (
 
 // One real single-node Slurm cluster per test binary, started by the first
 // test that needs it and stopped by TestMain.
-var (
-	slurmOnce    sync.Once
-	slurmCluster *slurmtest.Cluster
-	slurmErr     error
-)
+var slurm = &slurmtest.Shared{Options: slurmtest.Options{CPUs: 8}}
 
-func slurmFor(t testing.TB) *slurmtest.Cluster {
-	t.Helper()
-	slurmOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "seshat-slurm-")
-		if err != nil {
-			slurmErr = err
-			return
-		}
-		slurmCluster, slurmErr = slurmtest.Start(dir, slurmtest.Options{CPUs: 8})
-		if slurmErr != nil {
-			os.RemoveAll(dir)
-		}
-	})
-	if errors.Is(slurmErr, slurmtest.ErrUnavailable) {
-		t.Skip(slurmErr)
-	}
-	if slurmErr != nil {
-		t.Fatal(slurmErr)
-	}
-	return slurmCluster
-}
+func slurmFor(t testing.TB) *slurmtest.Cluster { return slurm.Get(t) }
 
-func stopSlurm() {
-	if slurmCluster != nil {
-		slurmCluster.Stop()
-		os.RemoveAll(slurmCluster.Dir)
-	}
-}
+func stopSlurm() { slurm.Stop() }
 
 // testRunPoint is `seshat run-point` for the helper workload: what each
 // array task runs on the node.

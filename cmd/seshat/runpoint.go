@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 )
 
@@ -18,10 +17,7 @@ func newRunPointCmd(g *globals) *cobra.Command {
 		Args:   noArgs,
 		// Not the root's setup: the submitting shell's SESHAT_ variables and
 		// seshat.yaml must not change what the task was submitted to do.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
-			g.log = logging.New(g.p.stderr, false, false)
-			return nil
-		},
+		PersistentPreRunE: childSetup(g),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			return pipeline.RunPoint(cmd.Context(), g.env(), o)
 		}),

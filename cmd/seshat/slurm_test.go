@@ -2,57 +2,29 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/seshat-bench/seshat/internal/slurmtest"
 )
 
 // One real single-node Slurm cluster per test binary (internal/slurmtest),
-// started by the first test that needs it; TestMain stops it.
-var (
-	slurmOnce    sync.Once
-	slurmCluster *slurmtest.Cluster
-	slurmErr     error
-)
+// started by the first test that needs it; TestMain stops it. sbatch,
+// squeue and scancel run with this process's environment, and the tasks
+// with sbatch's: SLURM_CONF is set here.
+var slurm = &slurmtest.Shared{Options: slurmtest.Options{CPUs: 4}}
 
 func slurmFor(t *testing.T) *slurmtest.Cluster {
-	t.Helper()
-	slurmOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "seshat-slurm-")
-		if err != nil {
-			slurmErr = err
-			return
-		}
-		if slurmCluster, slurmErr = slurmtest.Start(dir, slurmtest.Options{CPUs: 4}); slurmErr != nil {
-			os.RemoveAll(dir)
-			return
-		}
-		// sbatch, squeue and scancel run with this process's environment,
-		// and the tasks with sbatch's.
-		os.Setenv("SLURM_CONF", slurmCluster.Conf)
-	})
-	if errors.Is(slurmErr, slurmtest.ErrUnavailable) {
-		t.Skip(slurmErr)
-	}
-	if slurmErr != nil {
-		t.Fatal(slurmErr)
-	}
-	return slurmCluster
+	c := slurm.Get(t)
+	os.Setenv("SLURM_CONF", c.Conf)
+	return c
 }
 
-func stopSlurm() {
-	if slurmCluster != nil {
-		slurmCluster.Stop()
-		os.RemoveAll(slurmCluster.Dir)
-	}
-}
+func stopSlurm() { slurm.Stop() }
 
 // A small gonum matrix with a PI that fails and one that times out.
 const slurmBenchmark = `common_settings:

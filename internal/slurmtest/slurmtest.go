@@ -19,7 +19,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -257,4 +259,44 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// Shared is one cluster for a whole test binary: the first test that asks
+// starts it, TestMain stops it after m.Run.
+type Shared struct {
+	Options Options
+	once    sync.Once
+	c       *Cluster
+	err     error
+}
+
+// Get returns the cluster, starting it on first use; the test skips when
+// no cluster can be started here, and fails when starting one failed.
+func (s *Shared) Get(t testing.TB) *Cluster {
+	t.Helper()
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp("", "seshat-slurm-")
+		if err != nil {
+			s.err = err
+			return
+		}
+		if s.c, s.err = Start(dir, s.Options); s.err != nil {
+			os.RemoveAll(dir)
+		}
+	})
+	if errors.Is(s.err, ErrUnavailable) {
+		t.Skip(s.err)
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.c
+}
+
+// Stop stops the cluster if one was started, and removes its directory.
+func (s *Shared) Stop() {
+	if s.c != nil {
+		s.c.Stop()
+		os.RemoveAll(s.c.Dir)
+	}
 }

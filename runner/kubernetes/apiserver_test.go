@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,7 +48,7 @@ type controlPlane struct {
 	config *rest.Config
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,7 +58,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func startControlPlane(t *testing.T) *controlPlane {
+func startControlPlane(t testing.TB) *controlPlane {
 	bin := testBinaries()
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
@@ -139,7 +140,10 @@ func (cp *controlPlane) stop() {
 // kubelet: it creates each Job's pod on a Node it registered, runs the
 // container's command, sets the pod's phases, and serves the container's
 // log on the kubelet endpoint the API server proxies pods/log to.
-func TestAPIServer(t *testing.T) {
+// apiServerCluster starts the control plane, the namespace "bench", and
+// the test's node: a Node object whose kubelet endpoint serves the logs
+// of the pods the test runs.
+func apiServerCluster(t testing.TB) (k8s.Interface, *node) {
 	cp := startControlPlane(t)
 	client, err := k8s.NewForConfig(cp.config)
 	if err != nil {
@@ -175,7 +179,7 @@ func TestAPIServer(t *testing.T) {
 	}))
 	kubelet.TLS = &tls.Config{}
 	kubelet.StartTLS()
-	defer kubelet.Close()
+	t.Cleanup(kubelet.Close)
 	port := kubelet.Listener.Addr().(*net.TCPAddr).Port
 	nodeObj, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -187,6 +191,12 @@ func TestAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	return client, n
+}
+
+func TestAPIServer(t *testing.T) {
+	client, n := apiServerCluster(t)
+	ctx := context.Background()
 	e := &Executor{Client: client, Namespace: "bench", Image: "registry.example/seshat:1", Labels: map[string]string{"team": "perf"},
 		PollInterval: 100 * time.Millisecond, PendingTimeout: 500 * time.Millisecond}
 	opts := kubeOpts(t, "common_settings:\n  matrix_size: 512\nexpe:\n  e:\n    helper: exit 0\n    fault: [none, evict, oom, deadline, fail]\n    gpus: [0, 1]\n")
@@ -229,4 +239,30 @@ func TestAPIServer(t *testing.T) {
 	if q := j.Spec.Template.Spec.Containers[0].Resources.Limits["nvidia.com/gpu"]; q.Value() != 1 {
 		t.Errorf("GPU point limits %v", j.Spec.Template.Spec.Containers[0].Resources.Limits)
 	}
+}
+
+var kubeBenchPoints = flag.Int("kube-points", 200, "points of BenchmarkAPIServerSubmitAndTrack")
+
+// BenchmarkAPIServerSubmitAndTrack: the time to run a matrix of trivial
+// points (the helper exiting 0) as Jobs through a real kube-apiserver, at
+// most 8 at once, per point; the node is this test, so the figure is the
+// executor's and the API server's overhead plus the cost of the point.
+//
+//	go test -run '^$' -bench APIServerSubmitAndTrack -benchtime 1x ./runner/kubernetes
+func BenchmarkAPIServerSubmitAndTrack(b *testing.B) {
+	client, _ := apiServerCluster(b)
+	src := fmt.Sprintf("expe:\n  e:\n    helper: exit 0\n    repeat: %d\n", *kubeBenchPoints)
+	var total time.Duration
+	for b.Loop() {
+		opts := kubeOpts(b, src)
+		opts.Executor = &Executor{Client: client, Namespace: "bench", Image: "x", MaxParallel: 8, PollInterval: 200 * time.Millisecond}
+		start := time.Now()
+		s, err := runner.Run(context.Background(), opts)
+		if err != nil || s.Succeeded != *kubeBenchPoints {
+			b.Fatalf("%+v %v", s, err)
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N)/float64(*kubeBenchPoints)*1e3, "ms/point")
+	b.ReportMetric(0, "ns/op")
 }

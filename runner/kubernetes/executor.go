@@ -159,33 +159,24 @@ func (e *Executor) Execute(ctx context.Context, opts runner.Options, plan []runn
 		return errors.New("executor.kubernetes.image is required")
 	}
 	inv := e.invocation()
+	results, err := filepath.Abs(opts.ResultsDir)
+	if err != nil {
+		return err
+	}
+	todo, err := runner.PrepareRuns(ctx, opts, plan, t)
+	if err != nil {
+		return err
+	}
 	var runs []*kubeRun
-	for i, pl := range plan {
-		if pl.Skip {
-			t.Skipped(i, pl)
-			continue
-		}
-		if ctx.Err() != nil {
-			t.Interrupt()
-			return nil
-		}
-		dir, err := runner.PrepareRun(pl)
-		if err != nil {
-			pl.Dir = dir
-			t.Broken(i, pl, runner.Outcome{}, err)
-			return err
-		}
-		pl.Dir = dir
-		rel, _ := filepath.Rel(opts.ResultsDir, dir)
-		if abs, err := filepath.Abs(opts.ResultsDir); err == nil {
-			rel, _ = filepath.Rel(abs, dir)
-		}
+	for _, i := range todo {
+		pl := plan[i]
+		rel, _ := filepath.Rel(results, pl.Dir)
 		runs = append(runs, &kubeRun{i: i, pl: pl, rel: rel, job: jobName(inv, i), gpus: runner.PointGPUs(opts.Lookup, pl.Settings)})
 	}
 	if len(runs) == 0 {
 		return nil
 	}
-	err := e.follow(ctx, opts, t, runs)
+	err = e.follow(ctx, opts, t, runs)
 	// Whatever happened, nothing of this invocation stays in the cluster.
 	e.cleanUp()
 	return err

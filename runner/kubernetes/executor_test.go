@@ -110,7 +110,7 @@ func testRunPoint(args []string) int {
 // each new Job it creates a pod and runs its container's command with this
 // binary as seshat, or injects the fault the point's `fault` setting names.
 type node struct {
-	t      *testing.T
+	t      testing.TB
 	client k8s.Interface
 	mu     sync.Mutex
 	logs   map[string][]byte    // pod name -> log
@@ -121,7 +121,7 @@ type node struct {
 	done   chan struct{}
 }
 
-func startNode(t *testing.T, client k8s.Interface) *node {
+func startNode(t testing.TB, client k8s.Interface) *node {
 	n := &node{t: t, client: client, logs: map[string][]byte{}, procs: map[string]*exec.Cmd{},
 		seen: map[string]bool{}, jobs: map[string]batchv1.Job{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go n.loop()
@@ -258,7 +258,7 @@ func (n *node) job(name string) batchv1.Job {
 	return n.jobs[name]
 }
 
-func kubeOpts(t *testing.T, src string) runner.Options {
+func kubeOpts(t testing.TB, src string) runner.Options {
 	t.Helper()
 	b, err := runner.ParseBenchmark("b.yaml", []byte(src))
 	if err != nil {
