@@ -44,6 +44,9 @@ type PointOptions struct {
 	Archive io.Writer
 }
 
+// nodeTermGrace: see pointEnv.TermGrace.
+const nodeTermGrace = 2 * time.Second
+
 // RunPoint runs the point of an existing run directory on this machine,
 // exactly as Local runs it, so that hwinfo.json and usage.json describe
 // the node a scheduler chose: it is what a Slurm array task or a
@@ -90,7 +93,8 @@ func runPoint(ctx context.Context, o PointOptions) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	return runIn(ctx, pointEnv{Timeout: o.Timeout, Self: o.Self, Python: o.Python, HWInfo: o.HWInfo, Env: o.Env}, w, o.Dir, settings)
+	pe := pointEnv{Timeout: o.Timeout, Self: o.Self, Python: o.Python, HWInfo: o.HWInfo, Env: o.Env, TermGrace: nodeTermGrace}
+	return runIn(ctx, pe, w, o.Dir, settings)
 }
 
 // ReadOutcome reads how a complete run ended from its directory: exit_code

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -230,6 +231,11 @@ type pointEnv struct {
 	Self, Python string
 	HWInfo       models.HWInfo
 	Env          []string
+	// TermGrace, on a scheduler's node, is how long to wait for this
+	// process's own cancellation after the child died of SIGTERM, SIGINT or
+	// SIGHUP: a scheduler cancelling a job signals every process of it at
+	// once, and the run is then interrupted, not failed (0: no wait).
+	TermGrace time.Duration
 }
 
 // runIn runs the point whose settings.yaml is in dir: the child process,
@@ -251,6 +257,13 @@ func runIn(ctx context.Context, pe pointEnv, w workloads.Runner, dir string, set
 	defer stderr.Close()
 
 	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout})
+	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
+		select {
+		case <-ctx.Done():
+			o.Interrupted, o.Err = true, ErrInterrupted
+		case <-time.After(pe.TermGrace):
+		}
+	}
 	if o.Interrupted {
 		return o, ErrInterrupted
 	}
@@ -273,6 +286,16 @@ func runIn(ctx context.Context, pe pointEnv, w workloads.Runner, dir string, set
 		return o, err
 	}
 	return o, nil
+}
+
+// killedByTerm tells whether a child's status is death by SIGTERM, SIGINT
+// or SIGHUP (128+N).
+func killedByTerm(code int) bool {
+	switch code - 128 {
+	case int(syscall.SIGTERM), int(syscall.SIGINT), int(syscall.SIGHUP):
+		return true
+	}
+	return false
 }
 
 func writeExitCode(dir string, code int) error {
