@@ -21,7 +21,9 @@ import (
 )
 
 // One real single-node Slurm cluster per test binary, started by the first
-// test that needs it and stopped by TestMain.
+// test that needs it and stopped by TestMain. The Slurm tests are not
+// parallel: they run before the parallel tests, whose short timeouts
+// (TestRunTimeout) must not compete with the cluster's processes.
 var slurm = &slurmtest.Shared{Options: slurmtest.Options{CPUs: 8}}
 
 func slurmFor(t testing.TB) *slurmtest.Cluster { return slurm.Get(t) }
@@ -81,7 +83,6 @@ func readScheduler(t *testing.T, dir string) models.SchedulerInfo {
 }
 
 func TestSlurmRunsTheMatrix(t *testing.T) {
-	t.Parallel()
 	c := slurmFor(t)
 	opts, _ := slurmOpts(t, c, "common_settings:\n  matrix_size: 512\nexpe:\n  e:\n    helper: [exit 0, exit 3, sleep]\n")
 	opts.Timeout = 2 * time.Second
@@ -139,7 +140,6 @@ func TestSlurmRunsTheMatrix(t *testing.T) {
 }
 
 func TestSlurmSchedulerEndsARun(t *testing.T) {
-	t.Parallel()
 	c := slurmFor(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	opts, _ := slurmOpts(t, c, "expe:\n  e:\n    helper: [exit 0, once "+marker+"]\n")
@@ -172,7 +172,6 @@ func TestSlurmSchedulerEndsARun(t *testing.T) {
 }
 
 func TestSlurmLostRun(t *testing.T) {
-	t.Parallel()
 	c := slurmFor(t)
 	opts, s := slurmOpts(t, c, "expe:\n  e: {helper: exit 0}\n")
 	s.Seshat = "/bin/false" // the task ends without running the point
@@ -190,7 +189,6 @@ func TestSlurmLostRun(t *testing.T) {
 }
 
 func TestSlurmInterruptThenResume(t *testing.T) {
-	t.Parallel()
 	c := slurmFor(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	opts, s := slurmOpts(t, c, "expe:\n  e:\n    helper: [exit 0, once "+marker+"]\n")
@@ -227,7 +225,6 @@ func TestSlurmInterruptThenResume(t *testing.T) {
 }
 
 func TestSlurmStopOnError(t *testing.T) {
-	t.Parallel()
 	c := slurmFor(t)
 	opts, s := slurmOpts(t, c, "expe:\n  e:\n    helper: [exit 2, sleep, sleep 2]\n")
 	s.MaxParallel = 1
