@@ -93,3 +93,30 @@ type Rusage struct {
 	Inblock      int64   `json:"inblock"`
 	Oublock      int64   `json:"oublock"`
 }
+
+// SchedulerInfo is the content of scheduler.json, written in the run
+// directories of the slurm and kubernetes executors (never by the local
+// one): which scheduler job ran the point, on which node, and, when the
+// scheduler ended or lost it before the run could write exit_code, its
+// final state and reason. The parser does not read it: none of it may
+// split a regression series.
+type SchedulerInfo struct {
+	// Executor is slurm or kubernetes.
+	Executor string `json:"executor"`
+	// Invocation ties every job one `seshat run` submitted together.
+	Invocation string `json:"invocation,omitempty"`
+	// JobID is the scheduler's id: ARRAYJOB_TASK for Slurm, the Job's name
+	// for Kubernetes.
+	JobID     string `json:"job_id"`
+	Namespace string `json:"namespace,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+	Node      string `json:"node,omitempty"`
+	// State and Reason are set when the scheduler ended the run (TIMEOUT,
+	// NODE_FAIL, OUT_OF_MEMORY, CANCELLED; Evicted, DeadlineExceeded) or
+	// lost it; the executor then wrote exit_code itself.
+	State  string `json:"state,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Log is the scheduler's own output of the task (its batch script's
+	// stdout and stderr), relative to the results directory.
+	Log string `json:"log,omitempty"`
+}

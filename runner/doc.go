@@ -13,4 +13,14 @@
 // A failed run is data: it is recorded and the matrix goes on. An
 // interrupted run (context cancelled) has its process group killed and its
 // directory left without exit_code, so the parser reports it incomplete.
+//
+// Where the points run is an Executor (DESIGN §14): Local (the above, in
+// plan order), Slurm (job arrays on a shared filesystem, followed with
+// squeue) or runner/kubernetes (Jobs, run directories carried back in pod
+// logs by WriteArchive/ExtractArchive). The submitting executors create
+// every directory first (PrepareRuns); on the node, `seshat run-point`
+// calls RunPoint, which runs the point exactly as Local does, so hwinfo.json
+// and usage.json describe that node. A run the scheduler ended or lost is
+// completed by FinishByScheduler (scheduler.json, exit_code). Every
+// executor reports to the Tracker, which keeps the Summary and Progress.
 package runner

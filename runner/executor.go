@@ -37,6 +37,8 @@ type Outcome struct {
 	Rusage *syscall.Rusage
 	// Err is set when the child could not start, or on interruption.
 	Err error
+	// Reason is set when a scheduler ended the run (see FinishByScheduler).
+	Reason string
 }
 
 // TimeoutExitCode is recorded for a run killed by --timeout, as timeout(1)
@@ -130,6 +132,8 @@ func (o Outcome) Describe(timeout time.Duration) string {
 		return "interrupted"
 	case o.TimedOut:
 		return fmt.Sprintf("timed out after %s", timeout)
+	case o.Reason != "":
+		return o.Reason
 	case o.Err != nil:
 		return "failed to start: " + o.Err.Error()
 	case o.ExitCode == 0:

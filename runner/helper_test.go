@@ -21,7 +21,12 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("SESHAT_HELPER"); mode != "" {
 		os.Exit(helper(strings.Fields(mode)))
 	}
-	os.Exit(m.Run())
+	if len(os.Args) > 1 && os.Args[1] == "run-point" {
+		os.Exit(testRunPoint(os.Args[2:])) // a Slurm task of slurm_test.go
+	}
+	code := m.Run()
+	stopSlurm()
+	os.Exit(code)
 }
 
 // helper modes:

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"sort"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
@@ -216,4 +217,19 @@ func EnvName(key string) string {
 		}
 	}
 	return b.String()
+}
+
+// SettingsText is a point's settings as key=value words sorted by key, in
+// their canonical text form: how --dry-run and batch scripts show a point.
+func SettingsText(settings map[string]any) string {
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + models.FormatValue(settings[k])
+	}
+	return strings.Join(parts, " ")
 }

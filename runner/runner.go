@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +43,8 @@ type Options struct {
 	Env []string
 	// Progress is told about each run (nil: nothing).
 	Progress Progress
+	// Executor runs the points (nil: Local, a child process each).
+	Executor Executor
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -141,67 +143,33 @@ func (s Summary) Write(w io.Writer, resultsDir string) {
 	}
 }
 
-// Run executes the plan. It returns nil when every run succeeded, an error
-// (exit status 1) when some failed or the context was cancelled; the
-// summary is complete either way.
+// Run executes the plan with opts.Executor (Local when nil). It returns nil
+// when every run succeeded, an error (exit status 1) when some failed or
+// the context was cancelled; the summary is complete either way.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
 	plan, err := Plan(opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	s := Summary{Total: len(plan)}
 	prog := opts.Progress
 	if prog == nil {
 		prog = nopProgress{}
 	}
+	t := &Tracker{opts: opts, prog: prog, s: Summary{Total: len(plan)}}
 	prog.Start(len(plan))
 	defer prog.Finish()
-	for i, pl := range plan {
-		if ctx.Err() != nil {
-			s.Interrupted = true
-			s.NotRun = len(plan) - i
-			break
-		}
-		if s.StoppedOnError {
-			s.NotRun = len(plan) - i
-			break
-		}
-		if pl.Skip {
-			s.Skipped++
-			prog.Skipped(i, pl)
-			continue
-		}
-		prog.Begin(i, pl)
-		dir, o, err := runOne(ctx, opts, pl)
-		pl.Dir = dir
-		if err != nil && !errors.Is(err, ErrInterrupted) {
-			// The runner itself failed (disk full...): stop, it would fail again.
-			s.Failed++
-			s.Failures = append(s.Failures, Failure{Dir: dir, Reason: err.Error()})
-			s.NotRun = len(plan) - i - 1
-			s.Elapsed = time.Since(start)
-			prog.End(i, pl, o)
-			return s, err
-		}
-		prog.End(i, pl, o)
-		switch {
-		case o.Interrupted:
-			s.Interrupted = true
-			s.NotRun = len(plan) - i
-		case o.ExitCode == 0:
-			s.Succeeded++
-		default:
-			s.Failed++
-			s.Failures = append(s.Failures, Failure{Dir: dir, Reason: o.Describe(opts.Timeout)})
-			s.StoppedOnError = opts.StopOnError
-		}
-		if s.Interrupted {
-			break
-		}
+	ex := opts.Executor
+	if ex == nil {
+		ex = Local{}
 	}
+	err = ex.Execute(ctx, opts, plan, t)
+	s := t.s
+	s.NotRun = s.Total - s.Succeeded - s.Failed - s.Skipped
 	s.Elapsed = time.Since(start)
 	switch {
+	case err != nil:
+		return s, err
 	case s.Interrupted:
 		return s, exitcode.Errorf(exitcode.Failure, "interrupted")
 	case s.Failed > 0:
@@ -214,12 +182,30 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 // the runner's own failure (the run is then left without exit_code), or
 // ErrInterrupted.
 func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, error) {
-	name, _ := pl.Settings["workload"].(string)
-	w, err := opts.Lookup(name)
+	w, err := lookupWorkload(opts.Lookup, pl.Settings)
 	if err != nil {
 		return pl.Dir, Outcome{}, err
 	}
+	dir, err := PrepareRun(pl)
+	if err != nil {
+		return dir, Outcome{}, err
+	}
+	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env}, w, dir, pl.Settings)
+	return dir, o, err
+}
+
+func lookupWorkload(lookup func(string) (workloads.Runner, error), settings map[string]any) (workloads.Runner, error) {
+	name, _ := settings["workload"].(string)
+	return lookup(name)
+}
+
+// PrepareRun creates the run directory of pl (or empties the interrupted
+// run's directory it reuses) and writes what is known before the run. It
+// returns the directory's absolute path: the child runs in it, so every
+// path it is given must be absolute.
+func PrepareRun(pl Planned) (string, error) {
 	var dir string
+	var err error
 	if pl.Reuse {
 		dir = pl.Dir
 		err = clearDir(dir)
@@ -229,53 +215,90 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 		dir, _, err = createRunDir(filepath.Dir(pl.Dir), n, pl.Slug())
 	}
 	if err != nil {
-		return pl.Dir, Outcome{}, fmt.Errorf("create run directory: %w", err)
+		return pl.Dir, fmt.Errorf("create run directory: %w", err)
 	}
-	// The child runs in its directory: every path it is given must be absolute.
 	if dir, err = filepath.Abs(dir); err != nil {
-		return pl.Dir, Outcome{}, err
+		return pl.Dir, err
 	}
-	if err := writePrelude(dir, pl.Point); err != nil {
-		return dir, Outcome{}, err
-	}
-	args, err := w.Command(workloads.RunRequest{Dir: dir, Settings: pl.Settings, Self: opts.Self, Python: opts.Python})
+	return dir, writePrelude(dir, pl.Point)
+}
+
+// pointEnv is what running one point in its directory needs besides the
+// point: the same for every run of an invocation.
+type pointEnv struct {
+	Timeout      time.Duration
+	Self, Python string
+	HWInfo       models.HWInfo
+	Env          []string
+	// TermGrace, on a scheduler's node, is how long to wait for this
+	// process's own cancellation after the child died of SIGTERM, SIGINT or
+	// SIGHUP: a scheduler cancelling a job signals every process of it at
+	// once, and the run is then interrupted, not failed (0: no wait).
+	TermGrace time.Duration
+}
+
+// runIn runs the point whose settings.yaml is in dir: the child process,
+// then hwinfo.json, usage.json and, last and atomically, exit_code.
+func runIn(ctx context.Context, pe pointEnv, w workloads.Runner, dir string, settings map[string]any) (Outcome, error) {
+	args, err := w.Command(workloads.RunRequest{Dir: dir, Settings: settings, Self: pe.Self, Python: pe.Python})
 	if err != nil {
-		return dir, Outcome{}, err
+		return Outcome{}, err
 	}
 	stdout, err := os.Create(filepath.Join(dir, StdoutFile))
 	if err != nil {
-		return dir, Outcome{}, err
+		return Outcome{}, err
 	}
 	defer stdout.Close()
 	stderr, err := os.Create(filepath.Join(dir, StderrFile))
 	if err != nil {
-		return dir, Outcome{}, err
+		return Outcome{}, err
 	}
 	defer stderr.Close()
 
-	o := Execute(ctx, Exec{Args: args, Env: childEnv(opts.Env, pl.Settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: opts.Timeout})
+	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout})
+	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
+		select {
+		case <-ctx.Done():
+			o.Interrupted, o.Err = true, ErrInterrupted
+		case <-time.After(pe.TermGrace):
+		}
+	}
 	if o.Interrupted {
-		return dir, o, ErrInterrupted
+		return o, ErrInterrupted
 	}
 	// Say in the run's own log why seshat ended it.
 	switch {
 	case o.TimedOut:
-		fmt.Fprintf(stderr, "\nseshat run: killed the run's process group after the %s timeout\n", opts.Timeout)
+		fmt.Fprintf(stderr, "\nseshat run: killed the run's process group after the %s timeout\n", pe.Timeout)
 	case o.Err != nil:
 		fmt.Fprintf(stderr, "\nseshat run: %s: %v\n", strings.Join(args, " "), o.Err)
 	}
-	hw := WithRunVersions(opts.HWInfo, w.RunVersions(dir))
+	hw := WithRunVersions(pe.HWInfo, w.RunVersions(dir))
 	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
-		return dir, o, err
+		return o, err
 	}
 	if err := writeJSON(filepath.Join(dir, UsageFile), usageOf(o)); err != nil {
-		return dir, o, err
+		return o, err
 	}
 	// Last: its presence means the run is complete.
-	if err := atomicfile.WriteFile(filepath.Join(dir, ExitCodeFile), fmt.Appendf(nil, "%d\n", o.ExitCode), 0o644); err != nil {
-		return dir, o, err
+	if err := writeExitCode(dir, o.ExitCode); err != nil {
+		return o, err
 	}
-	return dir, o, nil
+	return o, nil
+}
+
+// killedByTerm tells whether a child's status is death by SIGTERM, SIGINT
+// or SIGHUP (128+N).
+func killedByTerm(code int) bool {
+	switch code - 128 {
+	case int(syscall.SIGTERM), int(syscall.SIGINT), int(syscall.SIGHUP):
+		return true
+	}
+	return false
+}
+
+func writeExitCode(dir string, code int) error {
+	return atomicfile.WriteFile(filepath.Join(dir, ExitCodeFile), fmt.Appendf(nil, "%d\n", code), 0o644)
 }
 
 // writePrelude writes what is known before the run: settings, UUID and the

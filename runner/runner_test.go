@@ -37,7 +37,7 @@ func (helperWorkload) RunVersions(string) map[string]string {
 	return map[string]string{"helper": "1.0"}
 }
 
-func runOpts(t *testing.T, results, src string) Options {
+func runOpts(t testing.TB, results, src string) Options {
 	t.Helper()
 	b, err := ParseBenchmark("b.yaml", []byte(src))
 	if err != nil {
@@ -273,7 +273,8 @@ func TestRunTimeout(t *testing.T) {
 	t.Parallel()
 	results := t.TempDir()
 	opts := runOpts(t, results, "expe:\n  e:\n    helper: [sleep, exit 0]\n")
-	opts.Timeout = 300 * time.Millisecond
+	// Long enough for the exit-0 helper to start and end on a loaded machine.
+	opts.Timeout = 3 * time.Second
 	s, err := Run(context.Background(), opts)
 	if err == nil || s.Failed != 1 || s.Succeeded != 1 {
 		t.Fatalf("%+v %v", s, err)
@@ -282,10 +283,10 @@ func TestRunTimeout(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ExitCodeFile)); got != "124\n" {
 		t.Errorf("exit_code %q", got)
 	}
-	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's process group after the 300ms timeout") {
+	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's process group after the 3s timeout") {
 		t.Errorf("stderr.log %q", got)
 	}
-	if !strings.Contains(s.Failures[0].Reason, "timed out after 300ms") {
+	if !strings.Contains(s.Failures[0].Reason, "timed out after 3s") {
 		t.Errorf("failure %+v", s.Failures[0])
 	}
 }

@@ -33,3 +33,10 @@ type RunRequest struct {
 type SettingKeyer interface {
 	SettingKey() string
 }
+
+// Resourcer is implemented by runners whose points need devices that a
+// scheduler must allocate (the slurm and kubernetes executors ask it).
+type Resourcer interface {
+	// GPUs is the number of GPUs one run of the point needs (0: CPU only).
+	GPUs(settings map[string]any) int
+}

@@ -17,10 +17,7 @@ func newPICmd(g *globals) *cobra.Command {
 		Args:   noArgs,
 		// Not the root's setup: the run's settings are in the environment as
 		// SESHAT_<KEY> and must not be read as flags or config.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
-			g.log = logging.New(g.p.stderr, false, false)
-			return nil
-		},
+		PersistentPreRunE: childSetup(g),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			o.Stdout, o.Stderr = g.p.stdout, g.p.stderr
 			return indicator.Main(cmd.Context(), o)
@@ -31,4 +28,14 @@ func newPICmd(g *globals) *cobra.Command {
 	f.StringVar(&o.Output, "output", "", "pi.json to write")
 	f.StringVar(&o.Python, "python", "", "Python interpreter when the settings name none")
 	return cmd
+}
+
+// childSetup replaces the root's setup for the commands seshat runs in
+// itself (`pi`, `run-point`): no config file and no SESHAT_ variables, only
+// a logger on stderr.
+func childSetup(g *globals) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		g.log = logging.New(g.p.stderr, false, false)
+		return nil
+	}
 }

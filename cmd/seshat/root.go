@@ -34,8 +34,11 @@ type globals struct {
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
-	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
-		Environ: g.p.environ, ResultsBaseURL: g.settings.ResultsBaseURL}
+	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Environ: g.p.environ}
+	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
+		e.ResultsBaseURL = g.settings.ResultsBaseURL
+	}
+	return e
 }
 
 func newRootCmd(p *process) *cobra.Command {
@@ -118,6 +121,7 @@ func verbs(g *globals) []*cobra.Command {
 		newDashboardsCmd(g),
 		newRunCmd(g),
 		newPICmd(g),
+		newRunPointCmd(g),
 		newVisualizeCmd(g),
 		newRegressionCmd(g),
 		newWorkloadCmd(g),

@@ -13,12 +13,16 @@ func newRunCmd(g *globals) *cobra.Command {
 		Use:   "run",
 		Short: "Run the PIs of a benchmark file, one artifact directory per run",
 		Long: `Run expands a benchmark file (common_settings, expe, repeat) into matrix
-points and runs each in a child process of its own, writing
+points and runs each in a child process of its own (or, with --executor,
+as Slurm array tasks or Kubernetes Jobs), writing
 <results-dir>/<expe>/<NNN>__<slug>/ with settings.yaml, pi.json, hwinfo.json,
 usage.json, logs and, last, exit_code. It exits 0 when every run succeeded,
 1 otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if f := g.settings.File; f != nil {
+				o.ExecutorConfig = f.File.Executor
+			}
 			return pipeline.Run(cmd.Context(), g.env(), o)
 		}),
 	}
@@ -31,6 +35,8 @@ usage.json, logs and, last, exit_code. It exits 0 when every run succeeded,
 	f.DurationVar(&o.Timeout, "timeout", 0, "kill a run's whole process group after this long (0: no limit)")
 	f.BoolVar(&o.StopOnError, "stop-on-error", false, "stop after the first failed run")
 	f.StringVar(&o.Python, "python", "", "Python interpreter of the numpy and torch PIs (default: /usr/bin/python3, else python3, whichever imports the framework)")
+	f.StringVar(&o.Executor, "executor", "local", "where the points run: local (child processes), slurm (job arrays) or kubernetes (Jobs); see the executor section of seshat.yaml")
+	config.BindKey(f, "executor", "executor.name")
 	config.BindKey(f, "benchmark", "run.benchmark")
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "timeout", "run.timeout")

@@ -16,13 +16,16 @@ import (
 )
 
 // TestMain lets the test binary stand in for the seshat executable: `seshat
-// run` starts its own executable as `seshat pi ...` for every run, which in
-// tests is this binary.
+// run` starts its own executable as `seshat pi ...` for every run, and a
+// Slurm task runs it as `seshat run-point ...`; in tests that is this
+// binary. It stops the Slurm cluster the first Slurm test started.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "pi" {
+	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") {
 		os.Exit(execute(osProcess()))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopSlurm()
+	os.Exit(code)
 }
 
 func writeBenchmark(t *testing.T, src string) string {

@@ -32,6 +32,7 @@ type File struct {
 	ResultsDir   string      `yaml:"results_dir"`
 	Parse        ParseConfig `yaml:"parse"`
 	Run          RunConfig   `yaml:"run"`
+	Executor     Executor    `yaml:"executor"`
 	Plots        PlotsConfig `yaml:"plots"`
 	LTS          LTSConfig   `yaml:"lts"`
 	Regression   Regression  `yaml:"regression_analyses"`
@@ -48,6 +49,61 @@ type RunConfig struct {
 	Benchmark string `yaml:"benchmark"`
 	Timeout   string `yaml:"timeout"`
 	Python    string `yaml:"python"`
+}
+
+// Executor is the `executor` section: where `seshat run` runs the points
+// (name: local, slurm or kubernetes; --executor) and the settings of the
+// schedulers.
+type Executor struct {
+	Name       string     `yaml:"name"`
+	Slurm      Slurm      `yaml:"slurm"`
+	Kubernetes Kubernetes `yaml:"kubernetes"`
+}
+
+// Slurm is `executor.slurm` (docs/run.md).
+type Slurm struct {
+	Partition    string   `yaml:"partition"`
+	Account      string   `yaml:"account"`
+	QOS          string   `yaml:"qos"`
+	TimeLimit    string   `yaml:"time_limit"`
+	GPUType      string   `yaml:"gpu_type"`
+	Directives   []string `yaml:"directives"`
+	MaxParallel  int      `yaml:"max_parallel"`
+	MaxArraySize int      `yaml:"max_array_size"`
+	JobName      string   `yaml:"job_name"`
+	Seshat       string   `yaml:"seshat"`
+	PollInterval string   `yaml:"poll_interval"`
+	GracePeriod  string   `yaml:"grace_period"`
+}
+
+// Kubernetes is `executor.kubernetes` (docs/run.md).
+type Kubernetes struct {
+	Kubeconfig       string            `yaml:"kubeconfig"`
+	Context          string            `yaml:"context"`
+	Namespace        string            `yaml:"namespace"`
+	Image            string            `yaml:"image"`
+	ImagePullPolicy  string            `yaml:"image_pull_policy"`
+	ImagePullSecrets []string          `yaml:"image_pull_secrets"`
+	ServiceAccount   string            `yaml:"service_account"`
+	NodeSelector     map[string]string `yaml:"node_selector"`
+	Tolerations      []Toleration      `yaml:"tolerations"`
+	Requests         map[string]string `yaml:"requests"`
+	Limits           map[string]string `yaml:"limits"`
+	GPUResource      string            `yaml:"gpu_resource"`
+	Labels           map[string]string `yaml:"labels"`
+	MaxParallel      int               `yaml:"max_parallel"`
+	PollInterval     string            `yaml:"poll_interval"`
+	Seshat           string            `yaml:"seshat"`
+}
+
+// Toleration is one entry of `executor.kubernetes.tolerations`, as in a
+// pod spec.
+type Toleration struct {
+	Key               string `yaml:"key"`
+	Operator          string `yaml:"operator"`
+	Value             string `yaml:"value"`
+	Effect            string `yaml:"effect"`
+	TolerationSeconds *int64 `yaml:"toleration_seconds"`
 }
 
 // PlotsConfig is the `plots` section (`seshat visualize`).

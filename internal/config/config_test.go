@@ -26,6 +26,7 @@ var badConfigs = map[string]string{
 	"duplicate.bad.yaml":          `config file testdata/duplicate.bad.yaml:2: key workload: mapping key "workload" already defined at line 1`,
 	"syntax.bad.yaml":             "config file testdata/syntax.bad.yaml:2: did not find expected ',' or ']'",
 	"binary.bad.yaml":             "config file testdata/binary.bad.yaml:1: control character U+0000 is not allowed in YAML",
+	"executor_unknown.bad.yaml":   "config file testdata/executor_unknown.bad.yaml:3: unknown key executor.slurm.partitions",
 }
 
 func TestConfigFiles(t *testing.T) {

@@ -80,11 +80,26 @@ func Resolve(cmd *cobra.Command, getenv func(string) (string, bool), readsConfig
 }
 
 // UnboundKeys are the config keys no flag mirrors: read from File by the
-// command that needs them.
+// command that needs them. An entry names a key or a section, every key
+// under it included.
 var UnboundKeys = []string{
 	// Disabling the analysis is a decision of the repository's config,
 	// not of one command line.
 	"regression_analyses.enabled",
+	// A cluster's site settings (partition, account, image, tolerations...)
+	// belong in the repository's config, not in a flag each.
+	"executor.slurm",
+	"executor.kubernetes",
+}
+
+// IsUnbound tells whether a key is one of UnboundKeys or under one.
+func IsUnbound(key string) bool {
+	for _, u := range UnboundKeys {
+		if key == u || strings.HasPrefix(key, u+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // Key is a leaf key of the config file.

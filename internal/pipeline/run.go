@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
 	"github.com/seshat-bench/seshat/workloads"
 )
@@ -25,6 +25,10 @@ type RunOptions struct {
 	Timeout     time.Duration
 	StopOnError bool
 	Python      string
+	// Executor is local, slurm or kubernetes ("" = local); ExecutorConfig
+	// the config file's executor section.
+	Executor       string
+	ExecutorConfig config.Executor
 	// Self is the seshat executable children run as ("" = this process's).
 	Self string
 }
@@ -100,6 +104,14 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		Lookup:      lookupRunner,
 		Env:         env.Environ,
 	}
+	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig); err != nil {
+		return err
+	}
+	if opts.Self = o.Self; opts.Self == "" {
+		if opts.Self, err = os.Executable(); err != nil {
+			return fmt.Errorf("locate the seshat executable: %w", err)
+		}
+	}
 	if o.DryRun {
 		return dryRun(env, opts)
 	}
@@ -107,11 +119,6 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		return fmt.Errorf("--results-dir: %w", err)
 	}
 	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
-	if opts.Self = o.Self; opts.Self == "" {
-		if opts.Self, err = os.Executable(); err != nil {
-			return fmt.Errorf("locate the seshat executable: %w", err)
-		}
-	}
 	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
 	for _, w := range warns {
 		env.Log.Warn("hwinfo: " + w)
@@ -134,6 +141,21 @@ func dryRun(env Env, opts runner.Options) error {
 	if err != nil {
 		return err
 	}
+	if dr, ok := opts.Executor.(runner.DryRunner); ok {
+		// What would be submitted, ready to read or to feed the scheduler's
+		// own dry run; the plan is in it.
+		if err := dr.DryRun(env.Stdout, opts, plan); err != nil {
+			return err
+		}
+		toRun := 0
+		for _, p := range plan {
+			if !p.Skip {
+				toRun++
+			}
+		}
+		fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing submitted\n", len(plan), toRun)
+		return nil
+	}
 	toRun := 0
 	for _, p := range plan {
 		where := "skip (complete)"
@@ -149,16 +171,7 @@ func dryRun(env Env, opts runner.Options) error {
 				where += " (rerun of an interrupted run)"
 			}
 		}
-		keys := make([]string, 0, len(p.Settings))
-		for k := range p.Settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + "=" + models.FormatValue(p.Settings[k])
-		}
-		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, strings.Join(parts, " "))
+		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, runner.SettingsText(p.Settings))
 	}
 	fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
 	return nil
@@ -174,6 +187,6 @@ func pointWorkloads(points []runner.Point) []string {
 			out = append(out, name)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

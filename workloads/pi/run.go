@@ -47,3 +47,12 @@ func (Workload) RunVersions(dir string) map[string]string {
 	}
 	return doc.Versions
 }
+
+// GPUs implements workloads.Resourcer: a point on `device: gpu` needs one
+// GPU (the PIs use the first device CUDA shows them).
+func (Workload) GPUs(settings map[string]any) int {
+	if settings["device"] == "gpu" {
+		return 1
+	}
+	return 0
+}

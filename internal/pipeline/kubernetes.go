@@ -1,0 +1,102 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	k8s "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/runner"
+	"github.com/seshat-bench/seshat/runner/kubernetes"
+)
+
+// newKubernetes builds the kubernetes executor from `executor.kubernetes`:
+// the cluster from the kubeconfig (the file given, else client-go's usual
+// search, else the in-cluster service account), the Jobs' shape from the
+// rest. Bad values are InvalidInput errors naming the key.
+func newKubernetes(env Env, c config.Kubernetes) (runner.Executor, error) {
+	bad := func(key, format string, args ...any) error {
+		return exitcode.Errorf(exitcode.InvalidInput, "config key executor.kubernetes.%s: "+format, append([]any{key}, args...)...)
+	}
+	if c.Image == "" {
+		return nil, bad("image", "required: an image with seshat and the PIs' dependencies (see the Containerfile)")
+	}
+	e := &kubernetes.Executor{Namespace: c.Namespace, Image: c.Image, ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
+		ImagePullSecrets: c.ImagePullSecrets, ServiceAccount: c.ServiceAccount, NodeSelector: c.NodeSelector,
+		GPUResource: corev1.ResourceName(c.GPUResource), Labels: c.Labels, MaxParallel: c.MaxParallel, Seshat: c.Seshat, Log: env.Log}
+	switch e.ImagePullPolicy {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		return nil, bad("image_pull_policy", "%q is not Always, IfNotPresent or Never", c.ImagePullPolicy)
+	}
+	var err error
+	if e.Requests, err = resourceList("requests", c.Requests); err != nil {
+		return nil, err
+	}
+	if e.Limits, err = resourceList("limits", c.Limits); err != nil {
+		return nil, err
+	}
+	for i, t := range c.Tolerations {
+		op := corev1.TolerationOperator(t.Operator)
+		if op != "" && op != corev1.TolerationOpExists && op != corev1.TolerationOpEqual {
+			return nil, bad(fmt.Sprintf("tolerations[%d].operator", i), "%q is not Exists or Equal", t.Operator)
+		}
+		e.Tolerations = append(e.Tolerations, corev1.Toleration{Key: t.Key, Operator: op, Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds})
+	}
+	if e.PollInterval, err = configDuration("executor.kubernetes.poll_interval", c.PollInterval); err != nil {
+		return nil, err
+	}
+	if c.MaxParallel < 0 {
+		return nil, bad("max_parallel", "must not be negative")
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if c.Kubeconfig != "" {
+		rules.ExplicitPath = c.Kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context})
+	rest, err := cc.ClientConfig()
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor kubernetes: no cluster to talk to: %w", err)
+	}
+	if e.Namespace == "" {
+		if ns, _, err := cc.Namespace(); err == nil {
+			e.Namespace = ns
+		}
+	}
+	if e.Client, err = k8s.NewForConfig(rest); err != nil {
+		return nil, fmt.Errorf("--executor kubernetes: %w", err)
+	}
+	return e, nil
+}
+
+func resourceList(key string, m map[string]string) (corev1.ResourceList, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := corev1.ResourceList{}
+	var bad []string
+	for _, k := range names {
+		q, err := resource.ParseQuantity(m[k])
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %q: %v", k, m[k], err))
+			continue
+		}
+		out[corev1.ResourceName(k)] = q
+	}
+	if len(bad) > 0 {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "config key executor.kubernetes.%s: %s", key, strings.Join(bad, "; "))
+	}
+	return out, nil
+}
