@@ -4,6 +4,8 @@
 // LoadBenchmark decodes and validates a benchmark file (matbench shape:
 // common_settings, expe, repeat); Expand turns it into Points, the cartesian
 // product of list-valued settings, each repeat told apart by `@repeat`.
+// CheckSettings refuses the settings no point's workload reads (a typo
+// must not run with the default) unless extra_settings declares them.
 // Run creates <results>/<expe>/<NNN>__<slug> for each point, writes
 // settings.yaml, .uuid and config.yaml, executes the workload's child
 // command (Execute: own process group, timeout killing the group, logs to

@@ -205,15 +205,4 @@ func safeName(s string) string {
 // EnvName is the environment variable a setting is exported as:
 // SESHAT_ + the upper-cased name, other characters as "_"
 // (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).
-func EnvName(key string) string {
-	var b strings.Builder
-	b.WriteString("SESHAT_")
-	for _, r := range strings.ToUpper(key) {
-		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+func EnvName(key string) string { return workloads.EnvName(key) }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,6 +51,34 @@ func lookupRunner(name string) (workloads.Runner, error) {
 	return r, nil
 }
 
+// settingsReader asks each point's workload which settings it reads.
+type settingsReader struct{}
+
+func (settingsReader) Reads(s map[string]any) ([]string, bool) {
+	name, _ := s["workload"].(string)
+	r, err := lookupRunner(name)
+	if err != nil {
+		return nil, true // reported by the check of the workload setting
+	}
+	sr, ok := r.(workloads.SettingsReader)
+	if !ok {
+		return nil, true
+	}
+	return sr.ReadsSettings(s), false
+}
+
+func (settingsReader) Names() []string {
+	var names []string
+	for _, n := range workloads.Names() {
+		if w, _ := workloads.Get(n); w != nil {
+			if sr, ok := w.(workloads.SettingsReader); ok {
+				names = append(names, sr.SettingNames()...)
+			}
+		}
+	}
+	return names
+}
+
 // Run is `seshat run`: expand the benchmark file, then run every point (or
 // list them with DryRun), and print the summary on stderr. The children
 // inherit this process's environment plus their settings as SESHAT_<KEY>.
@@ -82,8 +111,9 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		}
 		return r.CheckPoint(s)
 	}
+	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{})
 	points, err := runner.Expand(b, exps, DefaultWorkload, check)
-	if err != nil {
+	if err := errors.Join(unknown, err); err != nil {
 		return err
 	}
 	opts := runner.Options{
