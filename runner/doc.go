@@ -8,11 +8,13 @@
 // must not run with the default) unless extra_settings declares them.
 // Run creates <results>/<expe>/<NNN>__<slug> for each point, writes
 // settings.yaml, .uuid and config.yaml, executes the workload's child
-// command (Execute: own process group, timeout killing the group, logs to
+// command (Execute: own process group and, where the host allows, own
+// cgroup, else seshat as child subreaper, so that the timeout and the end
+// of the run kill every descendant, detached or not; logs to
 // files, rusage), then writes hwinfo.json (collected once per invocation by
 // CollectHWInfo), usage.json and, last and atomically, exit_code.
 //
 // A failed run is data: it is recorded and the matrix goes on. An
-// interrupted run (context cancelled) has its process group killed and its
+// interrupted run (context cancelled) has its processes killed and its
 // directory left without exit_code, so the parser reports it incomplete.
 package runner

@@ -261,9 +261,12 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	// Say in the run's own log why seshat ended it.
 	switch {
 	case o.TimedOut:
-		fmt.Fprintf(stderr, "\nseshat run: killed the run's process group after the %s timeout\n", opts.Timeout)
+		fmt.Fprintf(stderr, "\nseshat run: killed the run's processes after the %s timeout\n", opts.Timeout)
 	case o.Err != nil:
 		fmt.Fprintf(stderr, "\nseshat run: %s: %v\n", strings.Join(args, " "), o.Err)
+	}
+	if o.Stray > 0 && !o.TimedOut {
+		fmt.Fprintf(stderr, "seshat run: killed %d %s the run left running\n", o.Stray, plural(o.Stray, "process", "processes"))
 	}
 	hw := WithRunVersions(opts.HWInfo, w.RunVersions(dir))
 	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
@@ -326,4 +329,11 @@ func childEnv(base []string, settings map[string]any) []string {
 		env = append(env, EnvName(k)+"="+store.FormatValue(settings[k]))
 	}
 	return env
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

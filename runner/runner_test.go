@@ -282,7 +282,7 @@ func TestRunTimeout(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ExitCodeFile)); got != "124\n" {
 		t.Errorf("exit_code %q", got)
 	}
-	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's process group after the 300ms timeout") {
+	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's processes after the 300ms timeout") {
 		t.Errorf("stderr.log %q", got)
 	}
 	if !strings.Contains(s.Failures[0].Reason, "timed out after 300ms") {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -413,6 +416,44 @@ func TestRunCommandUnknownSettings(t *testing.T) {
 				if !strings.Contains(r.stderr, w) {
 					t.Errorf("stderr:\n%s\nwant %q", r.stderr, w)
 				}
+			}
+		})
+	}
+}
+
+// TestRunCommandKillsDetachedChildren: an exec PI whose command starts a
+// child in a session of its own (`setsid sleep 1000 &`) succeeds, is not
+// held up by that child keeping its stdout open, and leaves nothing
+// running once `seshat run` returns; stderr.log says what was killed.
+func TestRunCommandKillsDetachedChildren(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid(1) here")
+	}
+	for _, redirect := range []string{">/dev/null 2>&1", ""} {
+		t.Run("output "+map[string]string{"": "inherited", ">/dev/null 2>&1": "redirected"}[redirect], func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			results := filepath.Join(dir, "results")
+			pidfile := filepath.Join(dir, "pid")
+			script := `setsid sleep 1000 ` + redirect + ` & echo $! > ` + pidfile + `; printf '{"component": "sh", "name": "PiDetach", "@result": {"elapsed": 1, "samples_ms": [1]}}'`
+			bench := writeBenchmark(t, "expe:\n  detach:\n    pi: exec\n    command:\n      - sh\n      - -c\n      - |\n        "+script+"\n")
+			r := runSeshat(t, nil, "run", "--benchmark", bench, "--results-dir", results, "--timeout", "60s")
+			data, err := os.ReadFile(pidfile)
+			if err != nil {
+				t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			if r.code != 0 {
+				t.Errorf("exit %d\n%s", r.code, r.stderr)
+			}
+			if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !bytes.Contains(stat, []byte(") Z")) {
+				t.Errorf("the detached sleep %d outlived the run", pid)
+			}
+			log, _ := os.ReadFile(filepath.Join(results, "detach", "000__run", "stderr.log"))
+			if !strings.Contains(string(log), "killed 1 process the run left running") {
+				t.Errorf("stderr.log:\n%s", log)
 			}
 		})
 	}
