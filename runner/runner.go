@@ -124,13 +124,24 @@ type Failure struct {
 	Reason string
 }
 
-// Write prints the summary for a person.
+// Write prints the summary for a person: WriteCounts, then WriteProblems.
 func (s Summary) Write(w io.Writer, resultsDir string) {
+	s.WriteCounts(w)
+	s.WriteProblems(w, resultsDir)
+}
+
+// WriteCounts prints how many runs succeeded, failed and were skipped.
+func (s Summary) WriteCounts(w io.Writer) {
 	fmt.Fprintf(w, "seshat run: %d runs: %d succeeded, %d failed, %d skipped (already complete)", s.Total, s.Succeeded, s.Failed, s.Skipped)
 	if s.NotRun > 0 {
 		fmt.Fprintf(w, ", %d not run", s.NotRun)
 	}
 	fmt.Fprintf(w, " in %s\n", s.Elapsed.Round(time.Millisecond))
+}
+
+// WriteProblems names each failed run and says why the matrix stopped
+// early, if it did: what -q still shows.
+func (s Summary) WriteProblems(w io.Writer, resultsDir string) {
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "seshat run: failed: %s: %s\n", relTo(resultsDir, f.Dir), f.Reason)
 	}

@@ -273,7 +273,7 @@ func TestRunTimeout(t *testing.T) {
 	t.Parallel()
 	results := t.TempDir()
 	opts := runOpts(t, results, "expe:\n  e:\n    helper: [sleep, exit 0]\n")
-	opts.Timeout = 300 * time.Millisecond
+	opts.Timeout = 2 * time.Second // ample for "exit 0" on a loaded machine
 	s, err := Run(context.Background(), opts)
 	if err == nil || s.Failed != 1 || s.Succeeded != 1 {
 		t.Fatalf("%+v %v", s, err)
@@ -282,10 +282,10 @@ func TestRunTimeout(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ExitCodeFile)); got != "124\n" {
 		t.Errorf("exit_code %q", got)
 	}
-	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's processes after the 300ms timeout") {
+	if got := readFile(t, filepath.Join(dir, StderrFile)); !strings.Contains(got, "killed the run's processes after the 2s timeout") {
 		t.Errorf("stderr.log %q", got)
 	}
-	if !strings.Contains(s.Failures[0].Reason, "timed out after 300ms") {
+	if !strings.Contains(s.Failures[0].Reason, "timed out after 2s") {
 		t.Errorf("failure %+v", s.Failures[0])
 	}
 }

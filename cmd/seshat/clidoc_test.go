@@ -133,7 +133,8 @@ func renderCLIReference(root *cobra.Command) string {
 	for _, e := range envOnly {
 		w("| `%s` | %s |\n", e.name, e.what)
 	}
-	w("\n## Global flags\n\nEvery command takes them.\n\n")
+	w("\n## Global flags\n\nEvery command takes them. `-q` keeps stderr for errors: no progress, warnings, statistics\n")
+	w("or summaries (a failed run is still named). `seshat --version` prints what `seshat version` prints.\n\n")
 	writeFlags(&b, root.PersistentFlags())
 
 	for _, c := range visibleCommands(root) {

@@ -12,6 +12,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/internal/version"
 	_ "github.com/seshat-bench/seshat/workloads/pi" // registers the pi workload
 )
 
@@ -28,7 +29,7 @@ type globals struct {
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
-	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Getenv: g.p.getenv}
+	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Getenv: g.p.getenv, Quiet: g.quiet}
 }
 
 func newRootCmd(p *process) *cobra.Command {
@@ -50,6 +51,10 @@ func newRootCmd(p *process) *cobra.Command {
 		return exitcode.With(exitcode.InvalidInput, err)
 	})
 	root.AddCommand(verbs(g)...)
+	registerCompletions(root)
+	// --version prints what `seshat version` prints.
+	root.Version = version.String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	// Streams first: the completion command captures its writer when built.
 	root.SetIn(p.stdin)
 	root.SetOut(p.stdout)

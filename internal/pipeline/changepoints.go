@@ -271,3 +271,15 @@ func writeChangePointsText(w io.Writer, times []string, found []seriesChangePoin
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// ChangePointMethods lists the methods `seshat changepoints` accepts: those
+// that find change points in a plain series, sorted.
+func ChangePointMethods() []string {
+	var out []string
+	for _, name := range analyze.Names() {
+		if _, err := detector(name, analyze.Params{}); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}

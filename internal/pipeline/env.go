@@ -14,6 +14,17 @@ type Env struct {
 	Terminal bool
 	// Getenv reads the process environment.
 	Getenv func(string) (string, bool)
+	// Quiet (-q) keeps stderr for errors: no progress, no status lines.
+	Quiet bool
+}
+
+// status is where status lines go (parse statistics, summaries): stderr,
+// unless Quiet.
+func (e Env) status() io.Writer {
+	if e.Quiet || e.Stderr == nil {
+		return io.Discard
+	}
+	return e.Stderr
 }
 
 func (e Env) env(name string) string {

@@ -76,7 +76,7 @@ type RegressionOptions struct {
 // other errors.
 func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if opts.Disabled {
-		fmt.Fprintln(env.Stderr, "regression: disabled by regression_analyses.enabled in the config file; nothing analysed")
+		fmt.Fprintln(env.status(), "regression: disabled by regression_analyses.enabled in the config file; nothing analysed")
 		return nil
 	}
 	if opts.ResultsDir == "" && opts.LTSFile == "" {
@@ -146,7 +146,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if err := report.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
+	fmt.Fprintf(env.status(), "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
 	return regressionStatus(rep)
 }
 

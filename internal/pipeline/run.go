@@ -142,13 +142,16 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		env.Log.Warn("hwinfo: " + w)
 	}
 	opts.HWInfo = hw
-	if env.Terminal {
+	switch {
+	case env.Quiet:
+	case env.Terminal:
 		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir}
-	} else {
+	default:
 		opts.Progress = &runner.LogProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Timeout: o.Timeout}
 	}
 	summary, err := runner.Run(ctx, opts)
-	summary.Write(env.Stderr, o.ResultsDir)
+	summary.WriteCounts(env.status())
+	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return err
 }
 
@@ -185,6 +188,6 @@ func dryRun(env Env, opts runner.Options) error {
 		}
 		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, strings.Join(parts, " "))
 	}
-	fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
+	fmt.Fprintf(env.status(), "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
 	return nil
 }

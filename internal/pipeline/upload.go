@@ -131,7 +131,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			fmt.Fprintf(env.Stdout, "%s\t%s\t%d KPIs\n", r.Path, r.Payload.Metadata.TestUUID, len(r.Payload.KPIs))
 			kpis += len(r.Payload.KPIs)
 		}
-		fmt.Fprintf(env.Stderr, "dry run: %d payload(s) with %d KPI(s) would be stored in %s\n",
+		fmt.Fprintf(env.status(), "dry run: %d payload(s) with %d KPI(s) would be stored in %s\n",
 			len(payloads), kpis, strings.Join(targetNames(targets), " and "))
 		return invalid
 	}
@@ -144,7 +144,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			}
 			return errors.Join(err, invalid)
 		}
-		fmt.Fprintln(env.Stderr, describePut(t, opts.Connection.Index, stats))
+		fmt.Fprintln(env.status(), describePut(t, opts.Connection.Index, stats))
 	}
 	return invalid
 }
@@ -174,7 +174,7 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Reco
 			return nil, "", err
 		}
 		records := buildPayloads(env, m)
-		fmt.Fprintln(env.Stderr, m.Stats())
+		fmt.Fprintln(env.status(), m.Stats())
 		return records, opts.ResultsDir, nil
 	}
 	return nil, "", exitcode.Errorf(exitcode.InvalidInput, "give --results-dir DIR or --lts FILE")

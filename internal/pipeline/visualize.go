@@ -84,8 +84,8 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, m.Stats())
-	fmt.Fprintf(env.Stderr, "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
+	fmt.Fprintln(env.status(), m.Stats())
+	fmt.Fprintf(env.status(), "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
 	return nil
 }
 
@@ -215,4 +215,22 @@ func (h storeHistory) Points(ctx context.Context, q plotting.HistoryQuery) ([]pl
 		payloads = append(payloads, p)
 	}
 	return plotting.PayloadHistory(h.Source(), payloads).Points(ctx, q)
+}
+
+// Generators lists every report and plot of the registered workloads as
+// --generate takes them ("report: Rate per batch"), each followed by a tab
+// and its description (what shell completion shows).
+func Generators() []string {
+	var out []string
+	for _, p := range workloads.PlotProviders() {
+		r := p.Plots()
+		for _, kind := range []plotting.Kind{plotting.KindReport, plotting.KindPlot} {
+			for _, name := range r.Names(kind) {
+				d := plotting.Directive{Kind: kind, Name: name}
+				g, _ := r.Lookup(d)
+				out = append(out, d.String()+"\t"+g.Description)
+			}
+		}
+	}
+	return out
 }
