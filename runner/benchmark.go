@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -109,14 +108,11 @@ var (
 )
 
 // LoadBenchmark reads and decodes a benchmark file. Every error is
-// InvalidInput except an unreadable existing file.
+// InvalidInput except an unreadable existing file (exitcode.Input).
 func LoadBenchmark(path string) (*Benchmark, error) {
 	data, err := parsers.ReadLimited(path, 16<<20)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "benchmark file: %w", err)
-		}
-		return nil, fmt.Errorf("benchmark file: %w", err)
+		return nil, exitcode.Input(fmt.Errorf("benchmark file: %w", err))
 	}
 	b, err := ParseBenchmark(path, data)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad env value", map[string]string{"SESHAT_PRETTY": "maybe"}, []string{"parse", "--results-dir", tree}, 4, []string{"SESHAT_PRETTY", "--pretty"}},
 		{"explicit config missing", nil, []string{"parse", "--results-dir", tree, "--config", filepath.Join(empty, "none.yaml")}, 4, []string{"none.yaml", "no such file"}},
 		{"config from env missing", map[string]string{"SESHAT_CONFIG": filepath.Join(empty, "env.yaml")}, []string{"parse", "--results-dir", tree}, 4, []string{"env.yaml"}},
-		{"results directory missing", nil, []string{"parse", "--results-dir", filepath.Join(empty, "gone")}, 1, []string{"gone", "no such file"}},
+		{"results directory missing", nil, []string{"parse", "--results-dir", filepath.Join(empty, "gone")}, 4, []string{"gone", "no such file"}},
 		{"no test roots", nil, []string{"parse", "--results-dir", empty}, 3, []string{"no test roots"}},
 		{"nothing matches", nil, []string{"parse", "--results-dir", tree, "--filters", "size=3"}, 3, []string{"size=3"}},
 		{"unknown completion shell", nil, []string{"completion", "tcsh"}, 4, []string{`"tcsh"`, "bash"}},

@@ -52,7 +52,7 @@ func ChangePoints(ctx context.Context, env Env, opts ChangePointsOptions) error 
 	}
 	data, err := parsers.ReadLimited(opts.File, seriesFileLimit)
 	if err != nil {
-		return fmt.Errorf("series file: %w", err)
+		return exitcode.Input(fmt.Errorf("series file: %w", err))
 	}
 	file, err := seriesfile.Read(opts.File, data)
 	var se *parsers.SyntaxError

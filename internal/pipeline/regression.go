@@ -195,10 +195,7 @@ const ackFileLimit = 4 << 20
 func readAckFile(path string) ([]regression.Ack, error) {
 	data, err := parsers.ReadLimited(path, ackFileLimit)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ack: %w", err)
-		}
-		return nil, fmt.Errorf("--ack: %w", err)
+		return nil, exitcode.Input(fmt.Errorf("--ack: %w", err))
 	}
 	acks, err := regression.ReadAcks(path, data)
 	if err != nil {
@@ -245,10 +242,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 	if opts.LTSFile != "" {
 		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
-			}
-			return nil, "", fmt.Errorf("--lts: %w", err)
+			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
 		}
 		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
 		if err != nil {

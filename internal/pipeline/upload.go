@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -161,10 +160,7 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Reco
 		}
 		data, err := os.ReadFile(opts.LTSFile)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
-			}
-			return nil, "", fmt.Errorf("--lts: %w", err)
+			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
 		}
 		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
 		return records, opts.LTSFile, err

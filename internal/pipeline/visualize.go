@@ -108,7 +108,7 @@ func visualizeJobs(opts VisualizeOptions, regs []*plotting.Registry) ([]plotting
 	case opts.PlotsFile != "":
 		data, err := parsers.ReadLimited(opts.PlotsFile, parsers.DefaultLimit)
 		if err != nil {
-			return nil, fmt.Errorf("--plots: %w", err)
+			return nil, exitcode.Input(fmt.Errorf("--plots: %w", err))
 		}
 		jobs, err := plotting.ReadSpec(opts.PlotsFile, data)
 		if err != nil {
@@ -165,7 +165,7 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 	path := strings.TrimPrefix(source, "file:")
 	data, err := parsers.ReadLimited(path, historyFileLimit)
 	if err != nil {
-		return nil, nop, fmt.Errorf("--history: %w", err)
+		return nil, nop, exitcode.Input(fmt.Errorf("--history: %w", err))
 	}
 	records, err := lts.ReadPayloads(path, data, ltsLookup)
 	if err != nil {
