@@ -167,6 +167,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if prog == nil {
 		prog = nopProgress{}
 	}
+	if pa, ok := prog.(PlanAware); ok {
+		pa.SetPlan(plan)
+	}
 	prog.Start(len(plan))
 	defer prog.Finish()
 	for i, pl := range plan {

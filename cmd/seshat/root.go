@@ -29,7 +29,7 @@ type globals struct {
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
-	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Getenv: g.p.getenv, Quiet: g.quiet}
+	return pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, TermWidth: g.p.stderrWidth, Getenv: g.p.getenv, Quiet: g.quiet}
 }
 
 func newRootCmd(p *process) *cobra.Command {

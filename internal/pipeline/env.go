@@ -12,6 +12,8 @@ type Env struct {
 	Log    *slog.Logger
 	// Terminal is true when stderr is a terminal (progress bars).
 	Terminal bool
+	// TermWidth returns the width of that terminal in columns (0: unknown).
+	TermWidth func() int
 	// Getenv reads the process environment.
 	Getenv func(string) (string, bool)
 	// Quiet (-q) keeps stderr for errors: no progress, no status lines.

@@ -145,7 +145,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	switch {
 	case env.Quiet:
 	case env.Terminal:
-		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir}
+		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Width: env.TermWidth}
 	default:
 		opts.Progress = &runner.LogProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Timeout: o.Timeout}
 	}
