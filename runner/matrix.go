@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"sort"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
@@ -168,7 +169,7 @@ const maxSlug = 120
 func (p Point) Slug() string {
 	var parts []string
 	for _, k := range p.Varying {
-		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(store.FormatValue(p.Settings[k])))
+		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(slugText(p.Settings[k])))
 	}
 	s := strings.Join(parts, "_")
 	if len(s) > maxSlug {
@@ -178,6 +179,33 @@ func (p Point) Slug() string {
 		return "run"
 	}
 	return s
+}
+
+// slugText is a value as the slug shows it: a list's elements (an argv)
+// and a mapping's sorted keys and values joined by ",", never JSON, whose
+// escapes (\u0026 for "&") would leave letters behind in the name.
+func slugText(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = slugText(e)
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + slugText(x[k])
+		}
+		return strings.Join(parts, ",")
+	default:
+		return store.FormatValue(v)
+	}
 }
 
 // safeName keeps letters, digits and . _ - and turns runs of anything else
