@@ -166,8 +166,8 @@ func TestPrecedence(t *testing.T) {
 				t.Parallel()
 				r := runSeshat(t, tt.env, append([]string{"parse", "--config", cfg("dirs.yaml")}, tt.args...)...)
 				// The directories do not exist: the error names the one used.
-				if r.code != 1 || !strings.Contains(r.stderr, tt.named) {
-					t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, tt.named)
+				if r.code != 4 || !strings.Contains(r.stderr, tt.named) {
+					t.Errorf("exit %d, stderr %q; want 4 naming %s", r.code, r.stderr, tt.named)
 				}
 			})
 		}
