@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seshat-bench/seshat/internal/fuzzing"
 )
 
 // The test binary doubles as the child process of the executor tests (the
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("SESHAT_HELPER"); mode != "" {
 		os.Exit(helper(strings.Fields(mode)))
 	}
-	os.Exit(m.Run())
+	fuzzing.Main(m)
 }
 
 // helper modes:

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/seshat-bench/seshat/internal/fuzzing"
 )
 
 func FuzzParseFilters(f *testing.F) {
@@ -47,7 +49,7 @@ type packTree struct {
 }
 
 func newPackTree(f *testing.F) packTree {
-	tr := packTree{dir: f.TempDir(), fresh: map[string]*fakeResult{}}
+	tr := packTree{dir: fuzzing.TempDir(f), fresh: map[string]*fakeResult{}} // in memory: each input writes the pack
 	writeTree(f, tr.dir, cacheTreeFiles())
 	// Old enough for their listings to be remembered in the pack too.
 	time.Sleep(racyWindow + 100*time.Millisecond)
