@@ -101,10 +101,49 @@ func (c *containment) start(build func() *exec.Cmd) (*exec.Cmd, error) {
 // returns how many processes other than main it killed this time. main
 // (the child, waited for by exec.Cmd) is killed but never reaped here.
 func (c *containment) kill(main int) int {
+	live, signal := func() []int { return c.members(main) }, true
+	n := 0
 	if c.cgroup != "" {
-		return c.killCgroup(main)
+		live = func() []int { return cgroupProcs(c.cgroup) }
+		// cgroup.kill (Linux 5.14) kills the whole subtree at once, and what
+		// it forks meanwhile; before it, kill what is listed until nothing is.
+		if pids := live(); len(pids) > 0 {
+			n += c.count(pids, main)
+			signal = os.WriteFile(filepath.Join(c.cgroup, "cgroup.kill"), []byte("1"), 0) != nil
+		}
 	}
-	return c.killTree(main)
+	deadline := time.Now().Add(killDeadline)
+	retry(deadline, func() bool {
+		pids := live()
+		n += c.count(pids, main)
+		for _, pid := range pids {
+			if signal {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+		return len(pids) == 0
+	})
+	// A killed process no longer shows its environment, nor is listed in
+	// its cgroup, while it tears down: wait until it is a zombie or gone.
+	// (SIGKILL is pending: never signal a pid twice, it may be reused.)
+	retry(deadline, func() bool {
+		for pid := range c.killed {
+			if st, err := readStat(pid); pid != main && err == nil && st.state != 'Z' && st.state != 'X' {
+				return false
+			}
+		}
+		return true
+	})
+	c.reap(main)
+	return n
+}
+
+// retry calls done until it reports true or deadline passes, pausing 1 ms,
+// then twice as long each time, up to 50 ms.
+func retry(deadline time.Time, done func() bool) {
+	for pause := time.Millisecond; !done() && time.Now().Before(deadline); pause = min(2*pause, 50*time.Millisecond) {
+		time.Sleep(pause)
+	}
 }
 
 // release removes the cgroup.
@@ -130,71 +169,6 @@ func (c *containment) count(pids []int, main int) int {
 // killDeadline bounds the wait for killed processes to disappear (a
 // process in uninterruptible sleep dies when its I/O ends).
 const killDeadline = 10 * time.Second
-
-func (c *containment) killCgroup(main int) int {
-	pids := cgroupProcs(c.cgroup)
-	n := c.count(pids, main)
-	if len(pids) == 0 {
-		return n
-	}
-	// cgroup.kill (Linux 5.14) kills the whole subtree at once, and what it
-	// forks meanwhile; before it, kill what is listed until nothing is.
-	useKillFile := os.WriteFile(filepath.Join(c.cgroup, "cgroup.kill"), []byte("1"), 0) == nil
-	deadline := time.Now().Add(killDeadline)
-	for pause := time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 50*time.Millisecond) {
-		left := cgroupProcs(c.cgroup)
-		if len(left) == 0 {
-			break
-		}
-		n += c.count(left, main)
-		if !useKillFile {
-			for _, pid := range left {
-				_ = unix.Kill(pid, unix.SIGKILL)
-			}
-		}
-		time.Sleep(pause)
-	}
-	c.awaitDeath(main, deadline)
-	c.reap(main)
-	return n
-}
-
-func (c *containment) killTree(main int) int {
-	n := 0
-	deadline := time.Now().Add(killDeadline)
-	for pause := time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 50*time.Millisecond) {
-		live := c.members(main)
-		if len(live) == 0 {
-			break
-		}
-		n += c.count(live, main)
-		for _, pid := range live {
-			_ = unix.Kill(pid, unix.SIGKILL)
-		}
-		time.Sleep(pause)
-	}
-	c.awaitDeath(main, deadline)
-	c.reap(main)
-	return n
-}
-
-// awaitDeath waits until every process killed is a zombie or gone: a
-// killed process no longer shows its environment, nor is listed in its
-// cgroup, while it tears down.
-func (c *containment) awaitDeath(main int, deadline time.Time) {
-	for pause := time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 50*time.Millisecond) {
-		dying := false
-		for pid := range c.killed {
-			if st, err := readStat(pid); pid != main && err == nil && st.state != 'Z' && st.state != 'X' {
-				dying = true // SIGKILL is pending: never signal a pid twice, it may be reused
-			}
-		}
-		if !dying {
-			return
-		}
-		time.Sleep(pause)
-	}
-}
 
 // reap collects the killed processes that were re-parented to seshat (it
 // is a subreaper in the fallback, and may be one anyway), so that they do
