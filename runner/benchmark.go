@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"path"
 	"regexp"
 	"strings"
 
@@ -22,6 +22,12 @@ type Benchmark struct {
 	Common Settings
 	// Experiments in file order.
 	Experiments []*Experiment
+	// Extra are the extra_settings patterns (path.Match): settings no
+	// workload reads, kept on purpose (labels, variables an exec command
+	// reads from its environment).
+	Extra []string
+	// ExtraLine is the line of extra_settings.
+	ExtraLine int
 }
 
 // Experiment is one entry of `expe`.
@@ -102,14 +108,11 @@ var (
 )
 
 // LoadBenchmark reads and decodes a benchmark file. Every error is
-// InvalidInput except an unreadable existing file.
+// InvalidInput except an unreadable existing file (exitcode.Input).
 func LoadBenchmark(path string) (*Benchmark, error) {
 	data, err := parsers.ReadLimited(path, 16<<20)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "benchmark file: %w", err)
-		}
-		return nil, fmt.Errorf("benchmark file: %w", err)
+		return nil, exitcode.Input(fmt.Errorf("benchmark file: %w", err))
 	}
 	b, err := ParseBenchmark(path, data)
 	if err != nil {
@@ -152,8 +155,12 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 			}
 		case "expe":
 			expe = v
+		case ExtraKey:
+			if err := decodeExtra(name, v, b); err != nil {
+				return nil, err
+			}
 		default:
-			return nil, bad(k.Line, "", k.Value, "unknown top-level key (expected common_settings, expe)")
+			return nil, bad(k.Line, "", k.Value, "unknown top-level key (expected common_settings, expe, extra_settings)")
 		}
 	}
 	if expe == nil || (expe.Kind == yaml.ScalarNode && expe.Tag == "!!null") {
@@ -199,6 +206,43 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 		e.Repeat = n
 	}
 	return b, nil
+}
+
+// ExtraKey declares settings no workload reads, as a list of names or
+// patterns (path.Match: label_*).
+const ExtraKey = "extra_settings"
+
+func decodeExtra(file string, n *yaml.Node, b *Benchmark) error {
+	bad := func(line int, format string, args ...any) error {
+		return &BenchmarkError{File: file, Line: line, Key: ExtraKey, Msg: fmt.Sprintf(format, args...)}
+	}
+	b.ExtraLine = n.Line
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return bad(n.Line, "must be a list of setting names or patterns (label_*)")
+	}
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || item.Value == "" {
+			return bad(item.Line, "must be a list of setting names or patterns (label_*), got %q", item.Value)
+		}
+		if _, err := path.Match(item.Value, ""); err != nil {
+			return bad(item.Line, "pattern %q: %v", item.Value, err)
+		}
+		b.Extra = append(b.Extra, item.Value)
+	}
+	return nil
+}
+
+// isExtra reports whether key is declared in extra_settings.
+func (b *Benchmark) isExtra(key string) bool {
+	for _, p := range b.Extra {
+		if ok, _ := path.Match(p, key); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func decodeSettings(file, expe string, n *yaml.Node, into *Settings) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -20,8 +21,11 @@ type Exec struct {
 	// Stdout and Stderr receive its output (files: no copying goroutine
 	// can outlive the run).
 	Stdout, Stderr *os.File
-	// Timeout kills the process group after this long (0: never).
+	// Timeout kills every process of the run after this long (0: never).
 	Timeout time.Duration
+
+	// noCgroup forces the subreaper fallback of the containment (tests).
+	noCgroup bool
 }
 
 // Outcome is how a child process ended.
@@ -39,6 +43,9 @@ type Outcome struct {
 	Err error
 	// Reason is set when a scheduler ended the run (see FinishByScheduler).
 	Reason string
+	// Stray counts the other processes of the run that were still running
+	// when it ended (or timed out) and were killed.
+	Stray int
 }
 
 // TimeoutExitCode is recorded for a run killed by --timeout, as timeout(1)
@@ -53,23 +60,29 @@ const StartFailureExitCode = 127
 var ErrInterrupted = errors.New("interrupted")
 
 // Execute runs the child in a process group of its own and waits for it.
-// On timeout or cancellation of ctx the whole group is killed, so
+// On timeout or cancellation of ctx every process of the run is killed, so
 // grandchildren (a Python interpreter below `seshat pi`, a shell pipeline
-// of an exec PI) die with it; once the child has exited, whatever it left
-// running in its group is killed too, so no stray work overlaps the next
-// run's measurement.
+// of an exec PI) die with it, even those that left the group (setsid) or
+// daemonised (see containment); once the child has exited, whatever it
+// left running is killed too, so no stray work overlaps the next run's
+// measurement and nothing outlives seshat.
 func Execute(ctx context.Context, x Exec) Outcome {
-	cmd := exec.Command(x.Args[0], x.Args[1:]...)
-	cmd.Env = x.Env
-	cmd.Dir = x.Dir
-	cmd.Stdout, cmd.Stderr = x.Stdout, x.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c := newContainment(x.noCgroup)
+	defer c.release()
 	o := Outcome{Start: time.Now()}
-	if err := cmd.Start(); err != nil {
+	cmd, err := c.start(func() *exec.Cmd {
+		cmd := exec.Command(x.Args[0], x.Args[1:]...)
+		cmd.Env = slices.Clone(x.Env)
+		cmd.Dir = x.Dir
+		cmd.Stdout, cmd.Stderr = x.Stdout, x.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	})
+	if err != nil {
 		o.End, o.ExitCode, o.Err = time.Now(), StartFailureExitCode, err
 		return o
 	}
-	pgid := cmd.Process.Pid // the leader of its own group
+	pid := cmd.Process.Pid // the leader of its own group
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -83,16 +96,19 @@ func Execute(ctx context.Context, x Exec) Outcome {
 	select {
 	case waitErr = <-done:
 	case <-timeout:
-		killGroup(pgid)
+		killGroup(pid)
+		o.Stray += c.kill(pid)
 		o.TimedOut = true
 		waitErr = <-done
 	case <-ctx.Done():
-		killGroup(pgid)
+		killGroup(pid)
+		o.Stray += c.kill(pid)
 		o.Interrupted = true
 		waitErr = <-done
 	}
 	o.End = time.Now()
-	killGroup(pgid) // stragglers the child left behind
+	killGroup(pid) // stragglers the child left behind
+	o.Stray += c.kill(pid)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		o.Rusage = ru
 	}

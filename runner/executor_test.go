@@ -79,7 +79,7 @@ func TestExecuteTimeoutKillsTheGroup(t *testing.T) {
 	x := helperExec(t, "")
 	pidfile := filepath.Join(x.Dir, "pids")
 	x.Env = append(x.Env, "SESHAT_HELPER=grandchild "+pidfile)
-	x.Timeout = 500 * time.Millisecond
+	x.Timeout = 2 * time.Second
 	done := make(chan Outcome, 1)
 	go func() { done <- Execute(context.Background(), x) }()
 	pids := pidsIn(t, waitFile(t, pidfile))
@@ -87,7 +87,7 @@ func TestExecuteTimeoutKillsTheGroup(t *testing.T) {
 	if !o.TimedOut || o.ExitCode != TimeoutExitCode || o.Interrupted {
 		t.Fatalf("outcome %+v", o)
 	}
-	if !strings.HasPrefix(o.Describe(x.Timeout), "timed out after 500ms") {
+	if !strings.HasPrefix(o.Describe(x.Timeout), "timed out after 2s") {
 		t.Errorf("describe %q", o.Describe(x.Timeout))
 	}
 	assertDead(t, pids...) // the child and its grandchild
@@ -121,4 +121,53 @@ func TestExecuteKillsStragglers(t *testing.T) {
 	}
 	pids := pidsIn(t, waitFile(t, pidfile))
 	assertDead(t, pids[1]) // left running in the group by the child
+}
+
+// TestExecuteKillsEscapedDescendants: a PI's child that leaves the process
+// group (setsid) or daemonises (double fork, orphaned) must not outlive the
+// run, whether the run ends by itself or by --timeout: in a cgroup of the
+// run where the host allows one (even a daemon that clears its
+// environment), and in the subreaper fallback.
+func TestExecuteKillsEscapedDescendants(t *testing.T) {
+	t.Parallel()
+	cgroups := true
+	if dir, err := createRunCgroup(); err != nil {
+		cgroups = false
+		t.Logf("no cgroup of a run here (%v): testing the fallback only", err)
+	} else {
+		removeCgroup(dir)
+	}
+	for _, containment := range []string{"cgroup", "subreaper"} {
+		for _, mode := range []string{"setsid", "daemon", "daemon-noenv"} {
+			for _, end := range []string{"exit", "sleep"} {
+				t.Run(containment+" "+mode+" "+end, func(t *testing.T) {
+					t.Parallel()
+					if containment == "cgroup" && !cgroups {
+						t.Skip("no cgroup v2 a run's cgroup can be created in")
+					}
+					if containment == "subreaper" && mode == "daemon-noenv" {
+						t.Skip("the fallback finds a daemon by the environment it inherited")
+					}
+					x := helperExec(t, "")
+					x.noCgroup = containment == "subreaper"
+					pidfile := filepath.Join(x.Dir, "pids")
+					x.Env = append(x.Env, "SESHAT_HELPER="+mode+" "+pidfile+" "+end)
+					if end == "sleep" {
+						x.Timeout = 2 * time.Second
+					}
+					o := Execute(context.Background(), x)
+					if o.Err != nil || o.TimedOut != (end == "sleep") || o.Stray != 1 {
+						t.Errorf("outcome %+v, want 1 stray process", o)
+					}
+					pids := pidsIn(t, waitFile(t, pidfile))
+					t.Cleanup(func() { killAll(pids) })
+					for _, pid := range pids {
+						if alive(pid) {
+							t.Errorf("process %d (%s) survived the run", pid, mode)
+						}
+					}
+				})
+			}
+		}
+	}
 }

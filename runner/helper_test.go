@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seshat-bench/seshat/internal/fuzzing"
 )
 
 // The test binary doubles as the child process of the executor tests (the
@@ -24,6 +26,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "run-point" {
 		os.Exit(testRunPoint(os.Args[2:])) // a Slurm task of slurm_test.go
 	}
+	fuzzing.SetDefaults()
 	code := m.Run()
 	stopSlurm()
 	os.Exit(code)
@@ -37,8 +40,54 @@ func TestMain(m *testing.M) {
 //	grandchild PIDFILE          start a sleeping grandchild, write both pids, sleep
 //	background PIDFILE          start a sleeping grandchild, write its pid, exit 0
 //	once FILE                   if FILE exists exit 0, else create it and sleep
+//	setsid PIDFILE exit|sleep   start a sleeping grandchild in a session of its own
+//	                            (out of the process group), write its pid, then
+//	                            exit 0 or sleep
+//	daemon PIDFILE exit|sleep   double-fork a sleeping daemon (setsid, its parent
+//	                            exits, it is orphaned), write its pid, then exit 0
+//	                            or sleep
+//	daemon-noenv ...            the same, the daemon's environment cleared
+//	fork PIDFILE [noenv]        daemon's middle process: start the daemon, exit
 func helper(args []string) int {
 	switch args[0] {
+	case "setsid", "daemon", "daemon-noenv":
+		var c *exec.Cmd
+		if args[0] == "setsid" {
+			c = exec.Command(os.Args[0])
+			c.Env = append(os.Environ(), "SESHAT_HELPER=sleep")
+		} else {
+			mode := "fork " + args[1]
+			if args[0] == "daemon-noenv" {
+				mode += " noenv"
+			}
+			c = exec.Command(os.Args[0])
+			c.Env = append(os.Environ(), "SESHAT_HELPER="+mode)
+		}
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if args[0] == "setsid" {
+			if err := c.Start(); err != nil {
+				return 2
+			}
+			writePids(args[1], c.Process.Pid)
+		} else if err := c.Run(); err != nil { // the middle process exits at once
+			return 2
+		}
+		if args[2] == "exit" {
+			return 0
+		}
+		time.Sleep(time.Hour)
+	case "fork":
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), "SESHAT_HELPER=sleep")
+		if len(args) > 2 && args[2] == "noenv" {
+			c.Env = []string{"SESHAT_HELPER=sleep"}
+		}
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			return 2
+		}
+		writePids(args[1], c.Process.Pid)
+		return 0
 	case "exit":
 		var env []string
 		for _, kv := range os.Environ() {
@@ -80,6 +129,16 @@ func helper(args []string) int {
 		time.Sleep(time.Hour)
 	}
 	return 99
+}
+
+// writePids writes pids to path atomically.
+func writePids(path string, pids ...int) {
+	var b strings.Builder
+	for _, p := range pids {
+		fmt.Fprintf(&b, "%d ", p)
+	}
+	os.WriteFile(path+".tmp", []byte(b.String()), 0o644)
+	os.Rename(path+".tmp", path)
 }
 
 // waitFile waits for a file the helper writes, failing after a generous
@@ -137,4 +196,11 @@ func pidsIn(t *testing.T, data []byte) []int {
 		pids = append(pids, n)
 	}
 	return pids
+}
+
+// killAll kills what a failed test left running.
+func killAll(pids []int) {
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 }

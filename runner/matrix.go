@@ -169,7 +169,7 @@ const maxSlug = 120
 func (p Point) Slug() string {
 	var parts []string
 	for _, k := range p.Varying {
-		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(models.FormatValue(p.Settings[k])))
+		parts = append(parts, safeName(strings.TrimPrefix(k, "@"))+"="+safeName(slugText(p.Settings[k])))
 	}
 	s := strings.Join(parts, "_")
 	if len(s) > maxSlug {
@@ -179,6 +179,33 @@ func (p Point) Slug() string {
 		return "run"
 	}
 	return s
+}
+
+// slugText is a value as the slug shows it: a list's elements (an argv)
+// and a mapping's sorted keys and values joined by ",", never JSON, whose
+// escapes (\u0026 for "&") would leave letters behind in the name.
+func slugText(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = slugText(e)
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + slugText(x[k])
+		}
+		return strings.Join(parts, ",")
+	default:
+		return models.FormatValue(v)
+	}
 }
 
 // safeName keeps letters, digits and . _ - and turns runs of anything else
@@ -206,18 +233,7 @@ func safeName(s string) string {
 // EnvName is the environment variable a setting is exported as:
 // SESHAT_ + the upper-cased name, other characters as "_"
 // (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).
-func EnvName(key string) string {
-	var b strings.Builder
-	b.WriteString("SESHAT_")
-	for _, r := range strings.ToUpper(key) {
-		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+func EnvName(key string) string { return workloads.EnvName(key) }
 
 // SettingsText is a point's settings as key=value words sorted by key, in
 // their canonical text form: how --dry-run and batch scripts show a point.

@@ -74,7 +74,7 @@ func TestExpand(t *testing.T) {
 		{
 			name: "command: a list is one argv, a list of lists varies",
 			src:  "expe:\n  a: {pi: exec, command: [./pi, --n, 3]}\n  b: {pi: exec, command: [[./pi, a], [./pi, b]]}\n",
-			want: []string{"a run", `b command=-.-pi-a-`, `b command=-.-pi-b-`},
+			want: []string{"a run", `b command=--pi-a`, `b command=--pi-b`},
 		},
 	}
 	for _, tc := range tests {
@@ -165,13 +165,16 @@ func TestSlugIsFilesystemSafe(t *testing.T) {
 		{map[string]any{"s": "é ü"}, []string{"s"}, "s=-"},
 		{map[string]any{"s": strings.Repeat("x", 300)}, []string{"s"}, "s=" + strings.Repeat("x", maxSlug-2)},
 		{map[string]any{}, nil, "run"},
+		{map[string]any{"model": "a&b <c>"}, []string{"model"}, "model=a-b-c-"},
+		{map[string]any{"command": []any{"sh", "-c", "echo a && echo b > /tmp/x"}}, []string{"command"}, "command=sh--c-echo-a-echo-b-tmp-x"},
+		{map[string]any{"opts": map[string]any{"b": "x&y", "a": 1}}, []string{"opts"}, "opts=a-1-b-x-y"},
 	}
 	for _, tc := range tests {
 		got := Point{Settings: tc.settings, Varying: tc.varying}.Slug()
 		if got != tc.want {
 			t.Errorf("slug of %v = %q, want %q", tc.settings, got, tc.want)
 		}
-		if strings.ContainsAny(got, "/\x00 ") || strings.HasPrefix(got, ".") {
+		if strings.ContainsAny(got, "/\x00 ") || strings.HasPrefix(got, ".") || strings.Contains(got, "u0026") {
 			t.Errorf("unsafe slug %q", got)
 		}
 	}

@@ -125,13 +125,24 @@ type Failure struct {
 	Reason string
 }
 
-// Write prints the summary for a person.
+// Write prints the summary for a person: WriteCounts, then WriteProblems.
 func (s Summary) Write(w io.Writer, resultsDir string) {
+	s.WriteCounts(w)
+	s.WriteProblems(w, resultsDir)
+}
+
+// WriteCounts prints how many runs succeeded, failed and were skipped.
+func (s Summary) WriteCounts(w io.Writer) {
 	fmt.Fprintf(w, "seshat run: %d runs: %d succeeded, %d failed, %d skipped (already complete)", s.Total, s.Succeeded, s.Failed, s.Skipped)
 	if s.NotRun > 0 {
 		fmt.Fprintf(w, ", %d not run", s.NotRun)
 	}
 	fmt.Fprintf(w, " in %s\n", s.Elapsed.Round(time.Millisecond))
+}
+
+// WriteProblems names each failed run and says why the matrix stopped
+// early, if it did: what -q still shows.
+func (s Summary) WriteProblems(w io.Writer, resultsDir string) {
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "seshat run: failed: %s: %s\n", relTo(resultsDir, f.Dir), f.Reason)
 	}
@@ -155,6 +166,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	prog := opts.Progress
 	if prog == nil {
 		prog = nopProgress{}
+	}
+	if pa, ok := prog.(PlanAware); ok {
+		pa.SetPlan(plan)
 	}
 	t := &Tracker{opts: opts, prog: prog, s: Summary{Total: len(plan)}}
 	prog.Start(len(plan))
@@ -269,9 +283,12 @@ func runIn(ctx context.Context, pe pointEnv, w workloads.Runner, dir string, set
 	// Say in the run's own log why seshat ended it.
 	switch {
 	case o.TimedOut:
-		fmt.Fprintf(stderr, "\nseshat run: killed the run's process group after the %s timeout\n", pe.Timeout)
+		fmt.Fprintf(stderr, "\nseshat run: killed the run's processes after the %s timeout\n", pe.Timeout)
 	case o.Err != nil:
 		fmt.Fprintf(stderr, "\nseshat run: %s: %v\n", strings.Join(args, " "), o.Err)
+	}
+	if o.Stray > 0 && !o.TimedOut {
+		fmt.Fprintf(stderr, "seshat run: killed %d %s the run left running\n", o.Stray, plural(o.Stray, "process", "processes"))
 	}
 	hw := WithRunVersions(pe.HWInfo, w.RunVersions(dir))
 	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
@@ -348,4 +365,11 @@ func childEnv(base []string, settings map[string]any) []string {
 		env = append(env, EnvName(k)+"="+models.FormatValue(settings[k]))
 	}
 	return env
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

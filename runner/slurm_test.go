@@ -120,7 +120,7 @@ func TestSlurmRunsTheMatrix(t *testing.T) {
 	if got := readFile(t, filepath.Join(e, "000__helper=exit-0", StdoutFile)); !strings.Contains(got, "SESHAT_MATRIX_SIZE=512") {
 		t.Errorf("the PI's environment lacks its settings:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(e, "002__helper=sleep", StderrFile)); !strings.Contains(got, "killed the run's process group after the 2s timeout") {
+	if got := readFile(t, filepath.Join(e, "002__helper=sleep", StderrFile)); !strings.Contains(got, "killed the run's processes after the 2s timeout") {
 		t.Errorf("stderr.log of the timed-out run: %q", got)
 	}
 	var sum bytes.Buffer

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/seshat-bench/seshat/internal/exitcode"
 )
 
 // Root is a test root found by Discover.
@@ -68,10 +70,10 @@ func Discover(resultsDir string) (roots []Root, warnings []string, err error) {
 func discover(resultsDir string, w *walker) (warnings []string, err error) {
 	st, err := os.Stat(resultsDir)
 	if err != nil {
-		return nil, fmt.Errorf("results directory: %w", err)
+		return nil, exitcode.Input(fmt.Errorf("results directory: %w", err))
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("results directory %s: not a directory", resultsDir)
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "results directory %s: not a directory", resultsDir)
 	}
 	if w.workers <= 0 {
 		w.workers = runtime.GOMAXPROCS(0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/seshat-bench/seshat/internal/fuzzing"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -49,7 +50,7 @@ type packTree struct {
 }
 
 func newPackTree(f *testing.F) packTree {
-	tr := packTree{dir: f.TempDir(), fresh: map[string]*fakeResult{}}
+	tr := packTree{dir: fuzzing.TempDir(f), fresh: map[string]*fakeResult{}} // in memory: each input writes the pack
 	writeTree(f, tr.dir, cacheTreeFiles())
 	// Old enough for their listings to be remembered in the pack too.
 	time.Sleep(racyWindow + 100*time.Millisecond)

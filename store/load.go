@@ -73,9 +73,6 @@ func Load(ctx context.Context, opts Options) (*Matrix, error) {
 	}
 	warnings, err := discover(opts.ResultsDir, w)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, exitcode.With(exitcode.Failure, err)
-		}
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

@@ -184,8 +184,8 @@ func TestLoadErrors(t *testing.T) {
 		code exitcode.Code
 		msg  string
 	}{
-		{"missing results directory", Options{ResultsDir: dir + "/nope"}, exitcode.Failure, "nope"},
-		{"results directory is a file", Options{ResultsDir: dir + "/file"}, exitcode.Failure, "not a directory"},
+		{"missing results directory", Options{ResultsDir: dir + "/nope"}, exitcode.InvalidInput, "nope"},
+		{"results directory is a file", Options{ResultsDir: dir + "/file"}, exitcode.InvalidInput, "not a directory"},
 		{"no test roots", Options{ResultsDir: dir + "/empty"}, exitcode.NoData, "no test roots"},
 		{"nothing matches the filters", Options{ResultsDir: dir, Filters: Filters{"size": {2}}}, exitcode.NoData, "size=2"},
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/seshat-bench/seshat/models"
 )
@@ -30,10 +32,15 @@ func (s State) String() string {
 
 // Entry is one test root of the matrix.
 type Entry struct {
-	Path     string          `json:"path"`
-	Dir      string          `json:"-"`
-	Workload string          `json:"-"`
-	Settings models.Settings `json:"settings"`
+	Path string `json:"path"`
+	// PathEscaped is Path with every byte that is not valid UTF-8, and
+	// every "%", written %XX, set by WriteJSON only when Path is not valid
+	// UTF-8: JSON text cannot hold such bytes (encoding/json writes U+FFFD),
+	// and url.PathUnescape (or Python's unquote_to_bytes) gives them back.
+	PathEscaped string          `json:"path_escaped,omitempty"`
+	Dir         string          `json:"-"`
+	Workload    string          `json:"-"`
+	Settings    models.Settings `json:"settings"`
 	// ExitCode is nil when exit_code is missing or unreadable.
 	ExitCode *int `json:"exit_code"`
 	// Complete means exit_code was present and readable (the run finished,
@@ -182,6 +189,9 @@ func (m *Matrix) WriteJSON(w io.Writer, pretty bool) error {
 		if e.Warnings == nil {
 			e.Warnings = []string{}
 		}
+		if !utf8.ValidString(e.Path) {
+			e.PathEscaped = escapeInvalidUTF8(e.Path)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -189,4 +199,21 @@ func (m *Matrix) WriteJSON(w io.Writer, pretty bool) error {
 		enc.SetIndent("", "  ")
 	}
 	return enc.Encode(matrixDoc{Entries: entries, Variables: m.Variables})
+}
+
+// escapeInvalidUTF8 writes each byte of s that is not part of valid UTF-8,
+// and each "%", as %XX: the byte-exact form of a name JSON cannot hold.
+func escapeInvalidUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 || s[i] == '%' {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+size])
+		i += size
+	}
+	return b.String()
 }

@@ -1,5 +1,7 @@
 package workloads
 
+import "strings"
+
 // Runner is the ability to execute runs, used by `seshat run`. A workload
 // implementing it validates matrix points before anything starts and names
 // the child process of each run; the runner does everything else (artifact
@@ -39,4 +41,33 @@ type SettingKeyer interface {
 type Resourcer interface {
 	// GPUs is the number of GPUs one run of the point needs (0: CPU only).
 	GPUs(settings map[string]any) int
+}
+
+// SettingsReader is an optional ability of a Runner: it names the settings
+// a point reads, so that `seshat run` refuses any other setting (a
+// misspelt one must not run silently with the default). A Runner without
+// it takes every setting. Settings meant as labels only are declared in
+// the benchmark file (extra_settings), not here.
+type SettingsReader interface {
+	// ReadsSettings returns the names of the settings the point reads.
+	ReadsSettings(settings map[string]any) []string
+	// SettingNames returns every setting name the workload can read, for
+	// "did you mean" suggestions.
+	SettingNames() []string
+}
+
+// EnvName is the environment variable a setting is exported to a run's
+// child as: SESHAT_ + the upper-cased name, other characters as "_"
+// (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).
+func EnvName(key string) string {
+	var b strings.Builder
+	b.WriteString("SESHAT_")
+	for _, r := range strings.ToUpper(key) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }

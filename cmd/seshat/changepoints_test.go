@@ -96,7 +96,7 @@ func TestChangePointsExitCodes(t *testing.T) {
 		{"ragged row", []string{ragged}, 4, "ragged.csv:3: row 2 has 1 fields, the header has 2"},
 		{"binary", []string{binary}, 4, "binary content"},
 		{"no file", []string{}, 4, "one series file is required"},
-		{"missing file", []string{filepath.Join(dir, "nope.csv")}, 1, "no such file"},
+		{"missing file", []string{filepath.Join(dir, "nope.csv")}, 4, "no such file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

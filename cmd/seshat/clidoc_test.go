@@ -92,10 +92,10 @@ var exitCodes = []struct {
 	what string
 }{
 	{exitcode.Success, "success"},
-	{exitcode.Failure, "error: I/O, network, internal; `seshat run` when a PI run failed"},
+	{exitcode.Failure, "error: I/O, network, internal; an input that exists but cannot be read; `seshat run` when a PI run failed"},
 	{exitcode.RegressionFound, "a regression analysis found an unacknowledged regression"},
-	{exitcode.NoData, "no results, or no data to work on"},
-	{exitcode.InvalidInput, "invalid input: flags, arguments, config file, benchmark file, strict LTS validation"},
+	{exitcode.NoData, "no results, or no data to work on: a results directory without runs, a store holding nothing"},
+	{exitcode.InvalidInput, "invalid input: flags, arguments, config file, benchmark file, strict LTS validation, an input file or directory that does not exist"},
 }
 
 func renderCLIReference(root *cobra.Command) string {
@@ -123,12 +123,19 @@ func renderCLIReference(root *cobra.Command) string {
 	}
 	w("\nThe status is never a count. Warnings (a missing artifact, a KPI that could not be computed)\n")
 	w("go to stderr and do not change it.\n\n")
+	w("An input named on the command line (`--benchmark`, `--results-dir`, `--lts`, `--ack`, `--plots`,\n")
+	w("`--history FILE`, `--config`, the series file of `changepoints`) that does not exist, or is not a\n")
+	w("directory where one is wanted, is invalid input (4) in every command: the path must be fixed.\n")
+	w("One that exists but cannot be read is an error (1). A SQLite store that does not exist yet is\n")
+	w("not an input error but an empty store: `history` exits 3, `regression` warns and finds no\n")
+	w("history; `visualize --history`, which names a store only to draw its history, refuses it (4).\n\n")
 
 	w("## Environment\n\nBeside the `SESHAT_<FLAG>` variables:\n\n| variable | meaning |\n|---|---|\n")
 	for _, v := range config.Variables {
 		w("| `%s` | %s |\n", v.Name, v.Meaning)
 	}
-	w("\n## Global flags\n\nEvery command takes them.\n\n")
+	w("\n## Global flags\n\nEvery command takes them. `-q` keeps stderr for errors: no progress, warnings, statistics\n")
+	w("or summaries (a failed run is still named). `seshat --version` prints what `seshat version` prints.\n\n")
 	writeFlags(&b, root.PersistentFlags())
 
 	for _, c := range visibleCommands(root) {

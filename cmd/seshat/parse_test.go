@@ -260,7 +260,7 @@ func TestParseErrors(t *testing.T) {
 			args: []string{"parse", "--results-dir", empty, "--output-matrix", "-"},
 		},
 		{
-			name: "missing results directory", code: 1, message: "no such file or directory",
+			name: "missing results directory", code: 4, message: "no such file or directory",
 			args: []string{"parse", "--results-dir", filepath.Join(empty, "nosuch"), "--output-matrix", "-"},
 		},
 	}

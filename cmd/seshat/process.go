@@ -21,6 +21,8 @@ type process struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	stderrTTY bool // progress bars and colours only on a terminal
+	// stderrWidth is the width of that terminal in columns (0: unknown).
+	stderrWidth func() int
 }
 
 func osProcess() *process {
@@ -35,5 +37,12 @@ func osProcess() *process {
 		stdout:    os.Stdout,
 		stderr:    os.Stderr,
 		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		stderrWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }

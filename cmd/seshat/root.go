@@ -14,6 +14,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/internal/version"
 	_ "github.com/seshat-bench/seshat/lts/opensearch" // registers the http(s):// stores
 	_ "github.com/seshat-bench/seshat/lts/sqlite"     // registers the sqlite: store
 	_ "github.com/seshat-bench/seshat/workloads/pi"   // registers the pi workload
@@ -34,7 +35,8 @@ type globals struct {
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
-	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY, Environ: g.p.environ}
+	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
+		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet}
 	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
 		e.ResultsBaseURL = g.settings.ResultsBaseURL
 	}
@@ -62,6 +64,10 @@ func newRootCmd(p *process) *cobra.Command {
 		return exitcode.With(exitcode.InvalidInput, err)
 	})
 	root.AddCommand(verbs(g)...)
+	registerCompletions(root)
+	// --version prints what `seshat version` prints.
+	root.Version = version.String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	// Streams first: the completion command captures its writer when built.
 	root.SetIn(p.stdin)
 	root.SetOut(p.stdout)

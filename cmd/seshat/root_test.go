@@ -80,7 +80,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad env value", map[string]string{"SESHAT_PRETTY": "maybe"}, []string{"parse", "--results-dir", tree}, 4, []string{"SESHAT_PRETTY", "--pretty"}},
 		{"explicit config missing", nil, []string{"parse", "--results-dir", tree, "--config", filepath.Join(empty, "none.yaml")}, 4, []string{"none.yaml", "no such file"}},
 		{"config from env missing", map[string]string{"SESHAT_CONFIG": filepath.Join(empty, "env.yaml")}, []string{"parse", "--results-dir", tree}, 4, []string{"env.yaml"}},
-		{"results directory missing", nil, []string{"parse", "--results-dir", filepath.Join(empty, "gone")}, 1, []string{"gone", "no such file"}},
+		{"results directory missing", nil, []string{"parse", "--results-dir", filepath.Join(empty, "gone")}, 4, []string{"gone", "no such file"}},
 		{"no test roots", nil, []string{"parse", "--results-dir", empty}, 3, []string{"no test roots"}},
 		{"nothing matches", nil, []string{"parse", "--results-dir", tree, "--filters", "size=3"}, 3, []string{"size=3"}},
 		{"unknown completion shell", nil, []string{"completion", "tcsh"}, 4, []string{`"tcsh"`, "bash"}},
@@ -166,8 +166,8 @@ func TestPrecedence(t *testing.T) {
 				t.Parallel()
 				r := runSeshat(t, tt.env, append([]string{"parse", "--config", cfg("dirs.yaml")}, tt.args...)...)
 				// The directories do not exist: the error names the one used.
-				if r.code != 1 || !strings.Contains(r.stderr, tt.named) {
-					t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, tt.named)
+				if r.code != 4 || !strings.Contains(r.stderr, tt.named) {
+					t.Errorf("exit %d, stderr %q; want 4 naming %s", r.code, r.stderr, tt.named)
 				}
 			})
 		}
@@ -229,14 +229,14 @@ func TestBoolFlagsFromEnv(t *testing.T) {
 	if flag.stdout != plain.stdout {
 		t.Errorf("--pretty=false did not win over SESHAT_PRETTY")
 	}
-	// SESHAT_QUIET keeps warnings off stderr; the stats line stays.
+	// SESHAT_QUIET, as -q, keeps stderr for errors: no warnings, no stats line.
 	writeFiles(t, tree, map[string]string{"expe/c/settings.yml": "size: 3\n", "expe/c/exit_code": "0\n"})
 	noisy := runSeshat(t, nil, "parse", "--results-dir", tree)
 	quiet := runSeshat(t, map[string]string{"SESHAT_QUIET": "1"}, "parse", "--results-dir", tree)
 	if !strings.Contains(noisy.stderr, "warning: expe/c: settings.yml: accepted") {
 		t.Errorf("no warning about settings.yml: %q", noisy.stderr)
 	}
-	if !strings.Contains(quiet.stderr, "parsed 3 entries") || strings.Contains(quiet.stderr, "warning:") {
+	if quiet.code != 0 || quiet.stderr != "" {
 		t.Errorf("SESHAT_QUIET=1: stderr %q", quiet.stderr)
 	}
 }

@@ -32,7 +32,7 @@ usage.json, logs and, last, exit_code. It exits 0 when every run succeeded,
 	f.StringArrayVar(&o.Expe, "expe", nil, "run only this experiment (repeatable; default: all not starting with _)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and their directories, write nothing")
 	f.BoolVar(&o.Resume, "resume", false, "skip points already complete with exit code 0 and the same settings")
-	f.DurationVar(&o.Timeout, "timeout", 0, "kill a run's whole process group after this long (0: no limit)")
+	f.DurationVar(&o.Timeout, "timeout", 0, "kill every process of a run after this long (0: no limit)")
 	f.BoolVar(&o.StopOnError, "stop-on-error", false, "stop after the first failed run")
 	f.StringVar(&o.Python, "python", "", "Python interpreter of the numpy and torch PIs (default: /usr/bin/python3, else python3, whichever imports the framework)")
 	f.StringVar(&o.Executor, "executor", "local", "where the points run: local (child processes), slurm (job arrays) or kubernetes (Jobs); see the executor section of seshat.yaml")

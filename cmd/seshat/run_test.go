@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,6 +324,8 @@ func TestExamplesAreValid(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
+	files = append(files, filepath.Join("..", "..", "examples", "ci", "benchmark.yaml"),
+		filepath.Join("..", "..", "internal", "pipeline", "demodata", "benchmark.yaml"))
 	for _, f := range files {
 		r := runSeshat(t, nil, "run", "--dry-run", "--benchmark", f)
 		if r.code != 0 || !strings.Contains(r.stderr, "to run, nothing written") {
@@ -354,5 +359,105 @@ func TestPICommandIgnoresSeshatEnvironment(t *testing.T) {
 	}
 	if _, err := os.Stat(out + "2"); !errors.Is(err, os.ErrNotExist) {
 		t.Error("a failed PI must write no pi.json")
+	}
+}
+
+// TestRunCommandUnknownSettings: a setting no PI of the file reads is a
+// typo until declared otherwise: exit 4 before anything runs, naming the
+// file, line, experiment, key and the closest known key.
+func TestRunCommandUnknownSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		src  string
+		want []string // in stderr; none: the file is valid
+	}{
+		{name: "typo in an experiment",
+			src:  "expe:\n  e:\n    pi: matmul\n    backend: gonum\n    repetitons: 5\n",
+			want: []string{`benchmark.yaml:5: experiment "e": key "repetitons": unknown setting`, `did you mean "repetitions"?`}},
+		{name: "typo in common_settings",
+			src:  "common_settings:\n  pi: matmul\n  backend: gonum\n  matrx_size: 64\nexpe:\n  a: {dtype: float32}\n  b: {dtype: float64}\n",
+			want: []string{`benchmark.yaml:4: key "matrx_size": unknown setting in common_settings`, `did you mean "matrix_size"?`}},
+		{name: "a setting of another PI",
+			src:  "expe:\n  e:\n    pi: conv2d\n    backend: gonum\n    matrix_size: 64\n",
+			want: []string{`benchmark.yaml:5: experiment "e": key "matrix_size": unknown setting: no run of this experiment reads it`}},
+		{name: "nothing close",
+			src:  "expe:\n  e:\n    pi: matmul\n    backend: gonum\n    zzzzzz: 1\n",
+			want: []string{`key "zzzzzz": unknown setting`, "extra_settings"}},
+		{name: "several reported at once",
+			src:  "expe:\n  e:\n    pi: matmul\n    backend: gonum\n    warmpu: 1\n    sed: 2\n",
+			want: []string{`key "warmpu"`, `did you mean "warmup"?`, `key "sed"`, `did you mean "seed"?`}},
+		{name: "declared with extra_settings",
+			src: "extra_settings: [stack, image_*]\ncommon_settings:\n  pi: matmul\n  backend: gonum\n  stack: ubi9\nexpe:\n  e: {image_tag: '1.2', matrix_size: 64}\n"},
+		{name: "a setting of a sibling PI in the same experiment",
+			src: "expe:\n  e:\n    pi: [conv1d, conv2d]\n    backend: gonum\n    input_height: 40\n"},
+		{name: "common settings read by some experiment",
+			src: "common_settings:\n  backend: gonum\n  repetitions: 5\nexpe:\n  m: {pi: matmul}\n  x: {pi: exec, command: [echo]}\n"},
+		{name: "exec reads what its command names",
+			src: "expe:\n  x:\n    pi: exec\n    n: 3\n    size: 4\n    command: [sh, -c, 'echo {n} $SESHAT_SIZE']\n"},
+		{name: "exec does not read what its command does not name",
+			src:  "expe:\n  x:\n    pi: exec\n    n: 3\n    command: [sh, -c, 'echo $SESHAT_N2']\n",
+			want: []string{`experiment "x": key "n": unknown setting`}},
+		{name: "a bad extra_settings pattern",
+			src:  "extra_settings: ['[a']\nexpe:\n  e: {pi: matmul, backend: gonum}\n",
+			want: []string{`benchmark.yaml:1: key "extra_settings": `}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runSeshat(t, nil, "run", "--dry-run", "--benchmark", writeBenchmark(t, tc.src))
+			if len(tc.want) == 0 {
+				if r.code != 0 {
+					t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+				}
+				return
+			}
+			if r.code != 4 {
+				t.Errorf("exit %d, want 4; stderr:\n%s", r.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr:\n%s\nwant %q", r.stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// TestRunCommandKillsDetachedChildren: an exec PI whose command starts a
+// child in a session of its own (`setsid sleep 1000 &`) succeeds, is not
+// held up by that child keeping its stdout open, and leaves nothing
+// running once `seshat run` returns; stderr.log says what was killed.
+func TestRunCommandKillsDetachedChildren(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid(1) here")
+	}
+	for _, redirect := range []string{">/dev/null 2>&1", ""} {
+		t.Run("output "+map[string]string{"": "inherited", ">/dev/null 2>&1": "redirected"}[redirect], func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			results := filepath.Join(dir, "results")
+			pidfile := filepath.Join(dir, "pid")
+			script := `setsid sleep 1000 ` + redirect + ` & echo $! > ` + pidfile + `; printf '{"component": "sh", "name": "PiDetach", "@result": {"elapsed": 1, "samples_ms": [1]}}'`
+			bench := writeBenchmark(t, "expe:\n  detach:\n    pi: exec\n    command:\n      - sh\n      - -c\n      - |\n        "+script+"\n")
+			r := runSeshat(t, nil, "run", "--benchmark", bench, "--results-dir", results, "--timeout", "60s")
+			data, err := os.ReadFile(pidfile)
+			if err != nil {
+				t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			if r.code != 0 {
+				t.Errorf("exit %d\n%s", r.code, r.stderr)
+			}
+			if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !bytes.Contains(stat, []byte(") Z")) {
+				t.Errorf("the detached sleep %d outlived the run", pid)
+			}
+			log, _ := os.ReadFile(filepath.Join(results, "detach", "000__run", "stderr.log"))
+			if !strings.Contains(string(log), "killed 1 process the run left running") {
+				t.Errorf("stderr.log:\n%s", log)
+			}
+		})
 	}
 }

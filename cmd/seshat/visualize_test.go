@@ -208,7 +208,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"unknown in plots.yaml", []string{"--plots", unknownPlots}, 4, []string{`unknown report "Throughput"`}},
 		{"no kind", []string{"--generate", "Rate per batch"}, 4, []string{`want "report: NAME" or "plot: NAME"`}},
 		{"bad plots.yaml", []string{"--plots", badPlots}, 4, []string{"bad.yaml:4: field filter not found"}},
-		{"missing plots.yaml", []string{"--plots", filepath.Join(dir, "none.yaml")}, 1, []string{"none.yaml"}},
+		{"missing plots.yaml", []string{"--plots", filepath.Join(dir, "none.yaml")}, 4, []string{"none.yaml"}},
 		{"missing store", []string{"--history", "sqlite:" + filepath.Join(dir, "none.db")}, 4, []string{"--history sqlite:", "none.db"}},
 		{"history not payloads", []string{"--history", badPlots}, 4, []string{"--history:", "bad.yaml"}},
 		{"no output dir", []string{"--output-dir", ""}, 4, []string{"--output-dir is required"}},
@@ -230,8 +230,8 @@ func TestVisualizeErrors(t *testing.T) {
 			}
 		})
 	}
-	if r := runSeshat(t, nil, "visualize", "--results-dir", filepath.Join(dir, "none"), "--output-dir", out); r.code != 1 {
-		t.Errorf("missing results dir: exit %d, want 1: %s", r.code, r.stderr)
+	if r := runSeshat(t, nil, "visualize", "--results-dir", filepath.Join(dir, "none"), "--output-dir", out); r.code != 4 {
+		t.Errorf("missing results dir: exit %d, want 4: %s", r.code, r.stderr)
 	}
 }
 

@@ -67,10 +67,27 @@ func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) erro
 }
 
 // WriteOutput writes to stdout when path is "-" (or empty), else atomically
-// to path: the output a user asked for with --output-like flags.
+// to path: the output a user asked for with --output-like flags. A path
+// that is a device, a FIFO or a socket (/dev/stderr, /dev/null, a pipe) is
+// written to as it is: renaming a file over it would replace it (for
+// /dev/null, as root, for the whole machine).
 func WriteOutput(path string, stdout io.Writer, fill func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return fill(stdout)
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := fill(f); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
 	}
 	return Write(path, 0o644, fill)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,5 +127,33 @@ func TestWriteOutput(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != "doc\n" {
 		t.Errorf("file holds %q", got)
+	}
+}
+
+// TestWriteOutputToADevice: an output that is a device or a pipe
+// (--output /dev/stderr, a FIFO, /dev/null) is written to, never replaced
+// by a regular file (as root, a rename over /dev/null replaces it for the
+// whole machine).
+func TestWriteOutputToADevice(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = WriteOutput(fifo, nil, func(w io.Writer) error { _, err := io.WriteString(w, "payloads\n"); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v %v", st.Mode(), err)
+	}
+	got, _ := io.ReadAll(r)
+	if string(got) != "payloads\n" {
+		t.Errorf("read %q from the FIFO", got)
 	}
 }

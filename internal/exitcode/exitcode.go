@@ -3,6 +3,8 @@ package exitcode
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 )
 
 // Code is a process exit status.
@@ -50,4 +52,16 @@ func Of(err error) Code {
 		return e.Code
 	}
 	return Failure
+}
+
+// Input attaches the status of a failure to read an input the user named
+// (a flag's file or directory, a file argument): InvalidInput when it does
+// not exist or a component of its path is not a directory, a mistyped path
+// the user must fix; Failure for anything else (permissions, I/O), as for
+// every other error. A nil err stays nil.
+func Input(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return With(InvalidInput, err)
+	}
+	return With(Failure, err)
 }

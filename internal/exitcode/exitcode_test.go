@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -45,5 +47,29 @@ func TestErrorChain(t *testing.T) {
 	// The codes are the CLI contract: never renumber them.
 	if Success != 0 || Failure != 1 || RegressionFound != 2 || NoData != 3 || InvalidInput != 4 {
 		t.Error("exit codes changed")
+	}
+}
+
+func TestInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, missing := os.Open(filepath.Join(dir, "missing"))
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	_, notDir := os.Open(filepath.Join(file, "below"))
+	tests := []struct {
+		name string
+		err  error
+		want Code
+	}{
+		{"nil", nil, Success},
+		{"missing", fmt.Errorf("--ack: %w", missing), InvalidInput},
+		{"below a file", notDir, InvalidInput},
+		{"permission", &fs.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}, Failure},
+	}
+	for _, tt := range tests {
+		if got := Of(Input(tt.err)); got != tt.want {
+			t.Errorf("%s: Of(Input(%v)) = %d, want %d", tt.name, tt.err, got, tt.want)
+		}
 	}
 }

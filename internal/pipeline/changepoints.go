@@ -52,7 +52,7 @@ func ChangePoints(ctx context.Context, env Env, opts ChangePointsOptions) error 
 	}
 	data, err := parsers.ReadLimited(opts.File, seriesFileLimit)
 	if err != nil {
-		return fmt.Errorf("series file: %w", err)
+		return exitcode.Input(fmt.Errorf("series file: %w", err))
 	}
 	file, err := seriesfile.Read(opts.File, data)
 	var se *parsers.SyntaxError
@@ -271,3 +271,15 @@ func writeChangePointsText(w io.Writer, times []string, found []seriesChangePoin
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// ChangePointMethods lists the methods `seshat changepoints` accepts: those
+// that find change points in a plain series, sorted.
+func ChangePointMethods() []string {
+	var out []string
+	for _, name := range analyze.Names() {
+		if _, err := detector(name, analyze.Params{}); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}

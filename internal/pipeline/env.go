@@ -20,4 +20,17 @@ type Env struct {
 	// ResultsBaseURL is where the results directory is published (CI
 	// artifacts; SESHAT_RESULTS_BASE_URL): payloads' urls point below it.
 	ResultsBaseURL string
+	// TermWidth returns the width of that terminal in columns (0: unknown).
+	TermWidth func() int
+	// Quiet (-q) keeps stderr for errors: no progress, no status lines.
+	Quiet bool
+}
+
+// status is where status lines go (parse statistics, summaries): stderr,
+// unless Quiet.
+func (e Env) status() io.Writer {
+	if e.Quiet || e.Stderr == nil {
+		return io.Discard
+	}
+	return e.Stderr
 }

@@ -80,7 +80,7 @@ func Parse(ctx context.Context, env Env, opts ParseOptions) error {
 	}
 	if opts.OutputLTS != "" {
 		if err := lts.ValidateAll(records); err != nil {
-			fmt.Fprintln(env.Stderr, m.Stats())
+			fmt.Fprintln(env.status(), m.Stats())
 			return fmt.Errorf("--output-lts: %w", err)
 		}
 		err := atomicfile.WriteOutput(opts.OutputLTS, env.Stdout, func(w io.Writer) error {
@@ -90,6 +90,6 @@ func Parse(ctx context.Context, env Env, opts ParseOptions) error {
 			return fmt.Errorf("--output-lts: %w", err)
 		}
 	}
-	fmt.Fprintln(env.Stderr, m.Stats())
+	fmt.Fprintln(env.status(), m.Stats())
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -75,7 +74,7 @@ type RegressionOptions struct {
 // other errors.
 func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if opts.Disabled {
-		fmt.Fprintln(env.Stderr, "regression: disabled by regression_analyses.enabled in the config file; nothing analysed")
+		fmt.Fprintln(env.status(), "regression: disabled by regression_analyses.enabled in the config file; nothing analysed")
 		return nil
 	}
 	if opts.ResultsDir == "" && opts.LTSFile == "" {
@@ -143,7 +142,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if err := report.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
+	fmt.Fprintf(env.status(), "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
 	return regressionStatus(rep)
 }
 
@@ -192,10 +191,7 @@ const ackFileLimit = 4 << 20
 func readAckFile(path string) ([]regression.Ack, error) {
 	data, err := parsers.ReadLimited(path, ackFileLimit)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "--ack: %w", err)
-		}
-		return nil, fmt.Errorf("--ack: %w", err)
+		return nil, exitcode.Input(fmt.Errorf("--ack: %w", err))
 	}
 	acks, err := regression.ReadAcks(path, data)
 	if err != nil {
@@ -246,10 +242,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 		}
 		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
-			}
-			return nil, "", fmt.Errorf("--lts: %w", err)
+			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
 		}
 		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
 		if err != nil {

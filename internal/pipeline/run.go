@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,6 +55,34 @@ func lookupRunner(name string) (workloads.Runner, error) {
 	return r, nil
 }
 
+// settingsReader asks each point's workload which settings it reads.
+type settingsReader struct{}
+
+func (settingsReader) Reads(s map[string]any) ([]string, bool) {
+	name, _ := s["workload"].(string)
+	r, err := lookupRunner(name)
+	if err != nil {
+		return nil, true // reported by the check of the workload setting
+	}
+	sr, ok := r.(workloads.SettingsReader)
+	if !ok {
+		return nil, true
+	}
+	return sr.ReadsSettings(s), false
+}
+
+func (settingsReader) Names() []string {
+	var names []string
+	for _, n := range workloads.Names() {
+		if w, _ := workloads.Get(n); w != nil {
+			if sr, ok := w.(workloads.SettingsReader); ok {
+				names = append(names, sr.SettingNames()...)
+			}
+		}
+	}
+	return names
+}
+
 // Run is `seshat run`: expand the benchmark file, then run every point (or
 // list them with DryRun), and print the summary on stderr. The children
 // inherit this process's environment plus their settings as SESHAT_<KEY>.
@@ -90,8 +119,9 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		}
 		return r.CheckPoint(s)
 	}
+	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{})
 	points, err := runner.Expand(b, exps, DefaultWorkload, check)
-	if err != nil {
+	if err := errors.Join(unknown, err); err != nil {
 		return err
 	}
 	opts := runner.Options{
@@ -124,13 +154,16 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		env.Log.Warn("hwinfo: " + w)
 	}
 	opts.HWInfo = hw
-	if env.Terminal {
-		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir}
-	} else {
+	switch {
+	case env.Quiet:
+	case env.Terminal:
+		opts.Progress = &runner.BarProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Width: env.TermWidth}
+	default:
 		opts.Progress = &runner.LogProgress{W: env.Stderr, ResultsDir: o.ResultsDir, Timeout: o.Timeout}
 	}
 	summary, err := runner.Run(ctx, opts)
-	summary.Write(env.Stderr, o.ResultsDir)
+	summary.WriteCounts(env.status())
+	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return err
 }
 
@@ -173,7 +206,7 @@ func dryRun(env Env, opts runner.Options) error {
 		}
 		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, runner.SettingsText(p.Settings))
 	}
-	fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
+	fmt.Fprintf(env.status(), "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
 	return nil
 }
 

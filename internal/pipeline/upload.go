@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,7 +128,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			fmt.Fprintf(env.Stdout, "%s\t%s\t%d KPIs\n", r.Path, r.Payload.Metadata.TestUUID, len(r.Payload.KPIs))
 			kpis += len(r.Payload.KPIs)
 		}
-		fmt.Fprintf(env.Stderr, "dry run: %d payload(s) with %d KPI(s) would be stored in %s\n",
+		fmt.Fprintf(env.status(), "dry run: %d payload(s) with %d KPI(s) would be stored in %s\n",
 			len(payloads), kpis, strings.Join(targetNames(targets), " and "))
 		return invalid
 	}
@@ -142,7 +141,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			}
 			return errors.Join(err, invalid)
 		}
-		fmt.Fprintln(env.Stderr, done)
+		fmt.Fprintln(env.status(), done)
 	}
 	return invalid
 }
@@ -163,10 +162,7 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Entr
 		}
 		data, err := os.ReadFile(opts.LTSFile)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--lts: %w", err)
-			}
-			return nil, "", fmt.Errorf("--lts: %w", err)
+			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
 		}
 		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
 		return records, opts.LTSFile, err
@@ -176,7 +172,7 @@ func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.Entr
 			return nil, "", err
 		}
 		records := buildPayloads(env, m)
-		fmt.Fprintln(env.Stderr, m.Stats())
+		fmt.Fprintln(env.status(), m.Stats())
 		return records, opts.ResultsDir, nil
 	}
 	return nil, "", exitcode.Errorf(exitcode.InvalidInput, "give --results-dir DIR or --lts FILE")

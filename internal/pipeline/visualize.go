@@ -104,8 +104,8 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, m.Stats())
-	fmt.Fprintf(env.Stderr, "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
+	fmt.Fprintln(env.status(), m.Stats())
+	fmt.Fprintf(env.status(), "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
 	return nil
 }
 
@@ -128,7 +128,7 @@ func visualizeJobs(opts VisualizeOptions, regs []*plotting.Registry) ([]plotting
 	case opts.PlotsFile != "":
 		data, err := parsers.ReadLimited(opts.PlotsFile, parsers.DefaultLimit)
 		if err != nil {
-			return nil, fmt.Errorf("--plots: %w", err)
+			return nil, exitcode.Input(fmt.Errorf("--plots: %w", err))
 		}
 		jobs, err := plotting.ReadSpec(opts.PlotsFile, data)
 		if err != nil {
@@ -184,7 +184,7 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 	path := strings.TrimPrefix(source, "file:")
 	data, err := parsers.ReadLimited(path, historyFileLimit)
 	if err != nil {
-		return nil, nop, fmt.Errorf("--history: %w", err)
+		return nil, nop, exitcode.Input(fmt.Errorf("--history: %w", err))
 	}
 	records, err := lts.ReadPayloads(path, data, ltsLookup)
 	if err != nil {
@@ -196,4 +196,22 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 		}
 	}
 	return lts.NewMemory(path, lts.Payloads(records)...), nop, nil
+}
+
+// Generators lists every report and plot of the registered workloads as
+// --generate takes them ("report: Rate per batch"), each followed by a tab
+// and its description (what shell completion shows).
+func Generators() []string {
+	var out []string
+	for _, p := range workloads.PlotProviders() {
+		r := p.Plots()
+		for _, kind := range []plotting.Kind{plotting.KindReport, plotting.KindPlot} {
+			for _, name := range r.Names(kind) {
+				d := plotting.Directive{Kind: kind, Name: name}
+				g, _ := r.Lookup(d)
+				out = append(out, d.String()+"\t"+g.Description)
+			}
+		}
+	}
+	return out
 }

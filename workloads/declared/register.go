@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/parsers"
@@ -70,7 +71,9 @@ func Use(path string) (*Workload, error) {
 func Discover(resultsDir string) (*Workload, error) {
 	path := filepath.Join(resultsDir, FileName)
 	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			// No workload file; a results "directory" that is not one is
+			// the verb's to report.
 			return nil, nil
 		}
 		return nil, fmt.Errorf("workload file: %w", err)

@@ -55,21 +55,37 @@ func decodeConfig(data []byte, w warner) json.RawMessage {
 // cleared, as the decoder may have left it half-set (a pointer to zero). ok
 // reports whether v holds something.
 func decodeJSON(name string, data []byte, v any, w warner) (ok bool) {
+	ok, warned := decodeFields(name, data, v, w)
+	return ok && !isEmpty(name, reflect.ValueOf(v).Elem(), warned, w)
+}
+
+// decodeFields is decodeJSON without the check for an empty document: ok
+// is false only when the document is lost (a syntax error); warned tells
+// that a field was.
+func decodeFields(name string, data []byte, v any, w warner) (ok, warned bool) {
 	err := parsers.JSON(name, data, v)
 	if err == nil {
-		if reflect.ValueOf(v).Elem().IsZero() {
-			w.Warnf("%s: empty document", name)
-			return false
-		}
-		return true
+		return true, false
 	}
 	w.Warnf("%v", err)
 	var se *parsers.SyntaxError
 	if !errors.As(err, &se) || se.Field == "" {
-		return false
+		return false, true
 	}
 	clearField(reflect.ValueOf(v), strings.Split(se.Field, "."))
-	return !reflect.ValueOf(v).Elem().IsZero()
+	return true, true
+}
+
+// isEmpty reports a decoded document that holds nothing, with a warning
+// unless one was given already.
+func isEmpty(name string, v reflect.Value, warned bool, w warner) bool {
+	if !v.IsZero() {
+		return false
+	}
+	if !warned {
+		w.Warnf("%s: empty document", name)
+	}
+	return true
 }
 
 // clearField resets the field at path (JSON names, as encoding/json reports
@@ -181,12 +197,100 @@ func sortedKeys(m map[string]any) []string { return models.Settings(m).Keys() }
 
 func decodeHWInfo(data []byte, w warner) *models.HWInfo {
 	var hw models.HWInfo
-	if !decodeJSON(HWInfoFile, data, &hw, w) {
+	ok, warned := decodeFields(HWInfoFile, data, &hw, w)
+	if !ok {
+		return nil
+	}
+	// Amun's fields, leniently: one of the wrong type stays empty.
+	var amun amunHWInfo
+	_ = parsers.JSON(HWInfoFile, data, &amun)
+	amun.fill(&hw, w)
+	if isEmpty(HWInfoFile, reflect.ValueOf(hw), warned, w) {
 		return nil
 	}
 	// Thousands of runs come from a handful of machines: share the lists.
 	hw.CPU.Flags = hw.CPU.Flags.Shared()
 	return &hw
+}
+
+// amunHWInfo is hwinfo.json as Thoth's Amun writes it: amun-hwinfo's
+// document (py-cpuinfo's cpu_info and cpu_features, Python's platform
+// module) with the OS under os_release, the lower-cased fields of
+// /etc/os-release, where seshat writes os (models.HWInfo). Seshat's fields
+// win where a document has both.
+type amunHWInfo struct {
+	OSRelease   json.RawMessage `json:"os_release"`
+	CPUInfo     amunCPUInfo     `json:"cpu_info"`
+	CPUFeatures struct {
+		Flags []string `json:"flags"`
+	} `json:"cpu_features"`
+	Platform struct {
+		Node    string `json:"node"`
+		Release string `json:"release"`
+		Machine string `json:"machine"`
+	} `json:"platform"`
+}
+
+type amunCPUInfo struct {
+	Brand  string `json:"brand_raw"`
+	Vendor string `json:"vendor_id_raw"`
+	Count  int    `json:"count"`
+	Arch   string `json:"arch_string_raw"`
+}
+
+func (d *amunHWInfo) fill(hw *models.HWInfo, w warner) {
+	fill := func(dst *string, src string) {
+		if *dst == "" {
+			*dst = strings.TrimSpace(src)
+		}
+	}
+	if hw.OS == (models.OSRelease{}) && len(d.OSRelease) > 0 {
+		hw.OS = amunOSRelease(d.OSRelease, w)
+	}
+	fill(&hw.Hostname, d.Platform.Node)
+	fill(&hw.Kernel, d.Platform.Release)
+	fill(&hw.Arch, d.Platform.Machine)
+	fill(&hw.Arch, d.CPUInfo.Arch)
+	fill(&hw.CPU.Model, d.CPUInfo.Brand)
+	fill(&hw.CPU.Vendor, d.CPUInfo.Vendor)
+	if hw.CPU.Threads == 0 && d.CPUInfo.Count > 0 {
+		hw.CPU.Threads = d.CPUInfo.Count
+	}
+	if len(hw.CPU.Flags) == 0 && len(d.CPUFeatures.Flags) > 0 {
+		hw.CPU.Flags = d.CPUFeatures.Flags
+	}
+}
+
+// amunOSRelease reads os_release: an object of os-release fields (any
+// case), or a string, either the text of /etc/os-release or a name.
+func amunOSRelease(raw json.RawMessage, w warner) models.OSRelease {
+	var fields struct {
+		ID         string `json:"id"`
+		VersionID  string `json:"version_id"`
+		PrettyName string `json:"pretty_name"`
+		Name       string `json:"name"`
+		Version    string `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &fields); err == nil {
+		os := models.OSRelease{ID: fields.ID, VersionID: fields.VersionID, PrettyName: fields.PrettyName}
+		if os.PrettyName == "" {
+			os.PrettyName = strings.TrimSpace(fields.Name + " " + fields.Version)
+		}
+		return os
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		if string(raw) != "null" {
+			w.Warnf("%s: field os_release: neither an object of os-release fields nor a string", HWInfoFile)
+		}
+		return models.OSRelease{}
+	}
+	if strings.Contains(text, "=") {
+		if kv, err := parsers.OSRelease(HWInfoFile+": os_release", []byte(text)); err == nil || len(kv) > 0 {
+			return models.OSRelease{ID: kv["ID"], VersionID: kv["VERSION_ID"], PrettyName: kv["PRETTY_NAME"]}
+		}
+	}
+	return models.OSRelease{PrettyName: strings.TrimSpace(text)}
 }
 
 // usageDoc is models.Usage with start and end read as text, so that a

@@ -264,6 +264,51 @@ func TestDecodeHWInfo(t *testing.T) {
 			check:    func(t *testing.T, hw *models.HWInfo) { assertEqual(t, len(hw.GPUs), 0) },
 		},
 		{name: "deeply nested", data: strings.Repeat("[", 20000), wantNil: true, warnings: []string{"hwinfo.json:1:"}},
+		{
+			name: "Amun's document",
+			data: string(readTestdata(t, "../amun/amun_inspection/000__run/hwinfo.json")),
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.OS, models.OSRelease{ID: "rhel", VersionID: "8.3", PrettyName: "Red Hat Enterprise Linux 8.3 (Ootpa)"})
+				assertEqual(t, hw.CPU.Model, "Intel Xeon Processor (Skylake, IBRS)")
+				assertEqual(t, hw.Kernel, "4.18.0-240.10.1.el8_3.x86_64")
+				assertEqual(t, hw.CPU.Threads, 16)
+			},
+		},
+		{
+			name: "os_release with /etc/os-release's own names",
+			data: `{"os_release": {"ID": "ubuntu", "VERSION_ID": "22.04", "PRETTY_NAME": "Ubuntu 22.04.4 LTS"}}`,
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.OS, models.OSRelease{ID: "ubuntu", VersionID: "22.04", PrettyName: "Ubuntu 22.04.4 LTS"})
+			},
+		},
+		{
+			name: "os_release as the file's text",
+			data: `{"os_release": "NAME=\"Fedora Linux\"\nID=fedora\nVERSION_ID=39\n"}`,
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.OS, models.OSRelease{ID: "fedora", VersionID: "39"})
+			},
+		},
+		{
+			name: "os_release as a name",
+			data: `{"os_release": "Red Hat Enterprise Linux 8.2 (Ootpa)"}`,
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.OS.PrettyName, "Red Hat Enterprise Linux 8.2 (Ootpa)")
+			},
+		},
+		{
+			name: "os wins over os_release",
+			data: `{"os": {"id": "debian", "version_id": "12"}, "os_release": {"id": "rhel", "version_id": "8.2"}}`,
+			check: func(t *testing.T, hw *models.HWInfo) {
+				assertEqual(t, hw.OS, models.OSRelease{ID: "debian", VersionID: "12"})
+			},
+		},
+		{
+			name:     "os_release of the wrong shape",
+			data:     `{"hostname": "h", "os_release": 8.2}`,
+			warnings: []string{"hwinfo.json: field os_release: neither an object of os-release fields nor a string"},
+			check:    func(t *testing.T, hw *models.HWInfo) { assertEqual(t, hw.OS, models.OSRelease{}) },
+		},
+		{name: "nothing known", data: `{"colour": "blue"}`, wantNil: true, warnings: []string{"hwinfo.json: empty document"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

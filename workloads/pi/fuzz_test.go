@@ -86,7 +86,12 @@ func FuzzPIJSON(f *testing.F) {
 }
 
 func FuzzHWInfoJSON(f *testing.F) {
-	seedFrom(f, HWInfoFile, `{"gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_bytes": 85520809984}]}`)
+	amun, err := os.ReadFile(filepath.Join(testdataResults, "..", "amun", "amun_inspection", "000__run", HWInfoFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	seedFrom(f, HWInfoFile, `{"gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_bytes": 85520809984}]}`,
+		string(amun), `{"os_release": "ID=x\nVERSION_ID=1"}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var w recorder
 		hw := decodeHWInfo(data, &w)

@@ -12,7 +12,10 @@ import (
 // settingsFile is what `seshat pi` reads; it writes PIFile.
 const settingsFile = "settings.yaml"
 
-var _ workloads.Runner = Workload{}
+var (
+	_ workloads.Runner         = Workload{}
+	_ workloads.SettingsReader = Workload{}
+)
 
 // CheckPoint implements workloads.Runner: the PI's settings are decoded as
 // the child will decode them.
@@ -20,6 +23,13 @@ func (Workload) CheckPoint(settings map[string]any) error {
 	_, err := indicator.Decode(settings)
 	return err
 }
+
+// ReadsSettings implements workloads.SettingsReader: the settings the
+// point's PI reads.
+func (Workload) ReadsSettings(settings map[string]any) []string { return indicator.Reads(settings) }
+
+// SettingNames implements workloads.SettingsReader.
+func (Workload) SettingNames() []string { return indicator.SettingNames() }
 
 // Command implements workloads.Runner: every PI runs in `seshat pi`, which
 // runs Go kernels in process and starts Python or the exec command below

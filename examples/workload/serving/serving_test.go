@@ -1,6 +1,7 @@
 package serving_test
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/seshat-bench/seshat/examples/workload/serving"
+	"github.com/seshat-bench/seshat/internal/fuzzing"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/dashboards"
+	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // FuzzReport feeds any report.json to the whole parse: whatever its
@@ -24,19 +28,23 @@ func FuzzReport(f *testing.F) {
 	f.Add([]byte(`{"throughput_rps": "fast"}`))
 	f.Add([]byte(`{"latency_ms": [`))
 	f.Add([]byte{0xff, 0xfe, 0})
+	// One run directory per process (a process runs one input at a time):
+	// only report.json changes, and the parse cache is off so that every
+	// input is parsed.
+	results := fuzzing.TempDir(f)
+	dir := filepath.Join(results, "run")
+	if err := writeRun(dir, "workload: serving\nmodel: m\ndevice: cpu\n", "", 0); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		results := t.TempDir()
-		dir := filepath.Join(results, "run")
-		if err := writeRun(dir, "workload: serving\nmodel: m\ndevice: cpu\n", "", 0); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(dir, "report.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		records, err := payloads(results)
+		m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Lookup, NoCache: true, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
+		records := lts.BuildAll(m, lookup, lts.Options{})
 		if len(records) != 1 || records[0].Payload == nil {
 			t.Fatalf("want one payload, got %+v", records)
 		}

@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
+
+// outputGrace is how long the exec PI waits for its command's output to
+// close once the command has exited.
+const outputGrace = time.Second
 
 // maxExecOutput bounds what an exec PI may print: a pi.json document.
 const maxExecOutput = 64 << 20
@@ -25,8 +31,17 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 	out.limit = maxExecOutput
 	cmd.Stdout = io.MultiWriter(&out, opts.Stdout) // kept in stdout.log too
 	cmd.Stderr = opts.Stderr
+	// A process the command started in the background may keep its stdout
+	// open long after the command exited (`server &`): stop waiting for
+	// it; `seshat run` kills what a run leaves behind.
+	cmd.WaitDelay = outputGrace
 	name := "command " + strings.Join(p.Command, " ")
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		fmt.Fprintf(opts.Stderr, "seshat pi: %s exited, but a process it started still holds its output open; stopped waiting after %s\n", name, outputGrace)
+		err = nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if out.over {
