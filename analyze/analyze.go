@@ -51,6 +51,11 @@ const (
 	StatusImprovement Status = "improvement"
 	StatusNoHistory   Status = "no-history"
 	StatusNotAnalyzed Status = "not-analyzed"
+	// StatusNoisy: no change found, but the series is too noisy (or its
+	// history too short) for a change of the size that matters to be seen:
+	// never a silent ok. Result.Detectable says how large a change would
+	// have to be.
+	StatusNoisy Status = "noisy"
 )
 
 // WarningKind classifies a statistical caveat so reports can group them.
@@ -112,15 +117,19 @@ func relChange(from, to float64) float64 {
 	return to/from - 1
 }
 
-// Point is one point of a KPI's history: the value for one comparison value
-// (the median of its records) and, when known, the records' own values.
+// Point is one point of a KPI's history: one build (of one comparison
+// value), its value the median of its runs, and, when known, the runs' own
+// values.
 type Point struct {
 	Value float64
-	// Samples are the values of the repeated runs behind Value. mannwhitney
-	// compares them; the other methods use Value only.
+	// Samples are the values of the runs behind Value: their spread is the
+	// run-to-run noise of the series, and mannwhitney compares them.
 	Samples []float64
 	Label   string    // the comparison value, for messages; may be empty
-	Time    time.Time // may be zero
+	Time    time.Time // the time of the build's first run; may be zero
+	// Build names the build (lts.Record.BuildID); Commit is its commit,
+	// when known.
+	Build, Commit string
 }
 
 // PointOf returns a point whose Value is the median of samples.
@@ -161,8 +170,23 @@ type Result struct {
 	Score float64 `json:"score"`
 	// CILow and CIHigh bound the change (current minus reference, in the
 	// KPI's unit) at 95% where the method estimates it (mannwhitney).
-	CILow    float64   `json:"ci_low"`
-	CIHigh   float64   `json:"ci_high"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	// Noise is the relative standard error of the current build's value
+	// against the latest stable segment of its history (Reference.SE,
+	// 0.02 = 2%), whatever the method; NaN when unknown. Detectable is the
+	// smallest change in percent a test at the method's level could see
+	// with that noise.
+	Noise      float64 `json:"noise"`
+	Detectable float64 `json:"detectable_percent"`
+	// Floor is the smallest change in percent the gate counts as a
+	// finding: the minimum effect or the noise times the noise factor,
+	// whichever is larger; NaN before the gate.
+	Floor float64 `json:"floor_percent"`
+	// QValue is the p-value adjusted for the false discovery rate across
+	// every test of the analysis (Gate), NaN before the gate or without a
+	// p-value.
+	QValue   float64   `json:"qvalue"`
 	Details  string    `json:"details"`
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -180,6 +204,10 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Score        *float64  `json:"score"`
 		CILow        *float64  `json:"ci_low"`
 		CIHigh       *float64  `json:"ci_high"`
+		Noise        *float64  `json:"noise"`
+		Detectable   *float64  `json:"detectable_percent"`
+		Floor        *float64  `json:"floor_percent"`
+		QValue       *float64  `json:"qvalue"`
 		Details      string    `json:"details"`
 		Warnings     []Warning `json:"warnings,omitempty"`
 	}
@@ -187,6 +215,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Method: r.Method, Status: r.Status, Reason: r.Reason,
 		Current: finite(r.Current), Reference: finite(r.Reference), DeltaPercent: finite(r.DeltaPercent),
 		PValue: finite(r.PValue), Score: finite(r.Score), CILow: finite(r.CILow), CIHigh: finite(r.CIHigh),
+		Noise: finite(r.Noise), Detectable: finite(r.Detectable), Floor: finite(r.Floor), QValue: finite(r.QValue),
 		Details: r.Details, Warnings: r.Warnings,
 	})
 }
@@ -224,12 +253,17 @@ type Params struct {
 	// threshold
 	ChangePercent float64 // default 10
 	Reference     string  // "mean" (default) or "previous"
-	// mannwhitney
+	// mannwhitney and segment
 	Alpha float64 // default 0.05
 }
 
-// DefaultMethod is the method used when none is named.
-const DefaultMethod = "edivisive"
+// DefaultMethod is the method `seshat regression` uses when none is named.
+const DefaultMethod = "segment"
+
+// DefaultDetector is the method that finds change points in a plain series
+// (`seshat changepoints`, the KPI history figures) when none is named:
+// Hunter's e-divisive as Apache Otava runs it.
+const DefaultDetector = "edivisive"
 
 // ErrUnknownMethod is wrapped by New for a name no method has.
 var ErrUnknownMethod = errors.New("unknown method")
@@ -239,7 +273,7 @@ var ErrInvalidParam = errors.New("invalid parameter")
 
 // Names lists the methods New knows, sorted.
 func Names() []string {
-	return []string{"edivisive", "mannwhitney", "threshold", "zscore"}
+	return []string{"edivisive", "mannwhitney", "segment", "threshold", "zscore"}
 }
 
 // New returns the method called name with params p, checking p.
@@ -249,6 +283,8 @@ func New(name string, p Params) (Method, error) {
 		validate() error
 	}
 	switch name {
+	case "segment":
+		m = Segment{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, Alpha: p.Alpha}
 	case "edivisive":
 		m = EDivisive{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, MinMagnitude: p.MinMagnitude}
 	case "zscore":
@@ -267,18 +303,26 @@ func New(name string, p Params) (Method, error) {
 }
 
 // prepared is an Input checked the way every method needs: a known
-// direction, a finite current value, finite history values.
+// direction, a finite current value, finite history values; and the
+// reference every method reports its noise from.
 type prepared struct {
 	history  []float64 // finite history values, oldest first
 	points   []Point   // the points behind history
 	current  float64
 	warnings []Warning
+	ref      Reference
 }
 
 // prepare checks in; when it returns done, r is the final result.
 func prepare(method string, in Input) (p prepared, r Result, done bool) {
+	return prepareWith(method, in, EDivisive{})
+}
+
+// prepareWith is prepare with the segments of the reference cut by ed.
+func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, done bool) {
 	r = Result{Method: method, Current: in.Current.Value, Reference: math.NaN(), DeltaPercent: math.NaN(),
-		PValue: math.NaN(), Score: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}
+		PValue: math.NaN(), Score: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(),
+		Noise: math.NaN(), Detectable: math.NaN(), Floor: math.NaN(), QValue: math.NaN()}
 	if in.Direction != HigherIsBetter && in.Direction != LowerIsBetter {
 		r.Status, r.Reason = StatusNotAnalyzed, "the KPI has no direction (higher or lower is better)"
 		return p, r, true
@@ -307,6 +351,13 @@ func prepare(method string, in Input) (p prepared, r Result, done bool) {
 	}
 	if len(p.history) >= 2 && allEqual(p.history) {
 		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%g)", len(p.history), p.history[0]))
+		r.Warnings = p.warnings
+	}
+	p.ref, _ = NewReference(p.points, in.Current, ed)
+	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
+	if math.IsNaN(p.ref.Between) && !math.IsNaN(p.ref.Within) {
+		p.warnings = append(p.warnings, warnf(WarnTooFewPoints,
+			"%d history build(s): too few to measure the build-to-build noise, taken from the run-to-run noise", len(p.points)))
 		r.Warnings = p.warnings
 	}
 	return p, r, false

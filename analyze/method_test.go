@@ -179,14 +179,14 @@ func TestMannWhitneyEvaluate(t *testing.T) {
 	cur := PointOf(80, 81, 79)
 	got := MannWhitney{}.Evaluate(Input{History: []Point{prev}, Current: cur, Direction: HigherIsBetter})
 	// 3 vs 3: the smallest p is 0.1, never below 0.05.
-	if got.Status != StatusOK || got.PValue != 0.1 || len(got.Warnings) != 1 || got.Warnings[0].Kind != WarnTooFewSamples {
+	if got.Status != StatusOK || got.PValue != 0.1 || !hasWarning(got, WarnTooFewSamples) {
 		t.Errorf("3 vs 3: %+v", got)
 	}
 	prev = PointOf(100, 101, 99, 100.5, 99.5)
 	cur = PointOf(80, 81, 79, 80.5, 79.5)
 	got = MannWhitney{}.Evaluate(Input{History: []Point{PointOf(50, 51, 52), prev}, Current: cur, Direction: HigherIsBetter})
 	// Compared with the previous batch only; 5 vs 5 separated: p = 2/252.
-	if got.Status != StatusRegression || math.Abs(got.PValue-2.0/252) > 1e-15 || len(got.Warnings) != 0 {
+	if got.Status != StatusRegression || math.Abs(got.PValue-2.0/252) > 1e-15 || hasWarning(got, WarnTooFewSamples) {
 		t.Errorf("5 vs 5: %+v", got)
 	}
 	if got.Reference != 100 || got.DeltaPercent != -20 || got.CIHigh >= 0 || got.CILow > got.CIHigh {
@@ -267,8 +267,17 @@ func TestResultJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"method":"zscore","status":"no-history","reason":"no history for this KPI","current":1,"reference":null,"delta_percent":null,"pvalue":null,"score":null,"ci_low":null,"ci_high":null,"details":""}`
+	want := `{"method":"zscore","status":"no-history","reason":"no history for this KPI","current":1,"reference":null,"delta_percent":null,"pvalue":null,"score":null,"ci_low":null,"ci_high":null,"noise":null,"detectable_percent":null,"floor_percent":null,"qvalue":null,"details":""}`
 	if string(data) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", data, want)
 	}
+}
+
+func hasWarning(r Result, kind WarningKind) bool {
+	for _, w := range r.Warnings {
+		if w.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

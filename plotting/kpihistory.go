@@ -50,7 +50,7 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 		page.Empty = HistoryNotConfigured
 		return page, nil
 	}
-	page.Summary = fmt.Sprintf(h.Summary, ctx.History.String(), analyze.DefaultMethod)
+	page.Summary = fmt.Sprintf(h.Summary, ctx.History.String(), analyze.DefaultDetector)
 	// The series of the successful runs at hand, and label values that
 	// narrow the store query.
 	wanted := map[string]bool{}
@@ -97,7 +97,7 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 		page.Empty = fmt.Sprintf("%s holds %d KPI values, none of them in the series of these %d runs.", ctx.History.String(), values, len(wanted))
 		return page, nil
 	}
-	m, err := analyze.New(analyze.DefaultMethod, analyze.Params{})
+	m, err := analyze.New(analyze.DefaultDetector, analyze.Params{})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 	if len(cpTable.Rows) > 0 {
 		page.Sections = append(page.Sections, Section{Title: "Change points", Tables: []*Table{cpTable}})
 	} else {
-		page.Notes = append(page.Notes, fmt.Sprintf("%s finds no change point in these series.", analyze.DefaultMethod))
+		page.Notes = append(page.Notes, fmt.Sprintf("%s finds no change point in these series.", analyze.DefaultDetector))
 	}
 	return page, nil
 }

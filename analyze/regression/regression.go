@@ -43,6 +43,9 @@ const DefaultBatchValues = 500
 // Options configure Analyze.
 type Options struct {
 	Method analyze.Method
+	// Gate decides which of the method's changes are findings, across
+	// every entry x KPI of the analysis (the zero value is the defaults).
+	Gate analyze.Gate
 	// Keys returns the keys of a workload (its defaults under what the
 	// user set, Keys.Or); nil means no keys.
 	Keys func(workload string) Keys
@@ -95,8 +98,12 @@ type HistoryStats struct {
 	Records, Excluded, Ignored, Other int
 	// First and Last bound the time of the records kept.
 	First, Last time.Time
-	// ComparisonValues is the number of distinct comparison values kept.
-	ComparisonValues int
+	// ComparisonValues is the number of distinct comparison values kept,
+	// Builds the number of distinct builds.
+	ComparisonValues, Builds int
+	// SameBuild counts the stored runs of a current build, and Later those
+	// of builds that started after it: neither is history.
+	SameBuild, Later int
 }
 
 // Summary counts the results, as matbench's regression summary does.
@@ -108,6 +115,9 @@ type Summary struct {
 	OK           int `json:"ok"`
 	Regressions  int `json:"regressions"`
 	Improvements int `json:"improvements"`
+	// Noisy results found no change but could not have seen one of the
+	// size that matters.
+	Noisy        int `json:"noisy"`
 	NoHistory    int `json:"no_history"`
 	NotAnalyzed  int `json:"not_analyzed"`
 	Acknowledged int `json:"acknowledged"`
@@ -129,8 +139,12 @@ type Entry struct {
 	Labels          map[string]string // the series key
 	Comparison      map[string]string
 	ComparisonValue string
-	Runs            []RunRef
-	Results         []*KPIResult
+	// Builds are the builds of the current runs (usually one), Commit the
+	// commit of the first that has one.
+	Builds  []string
+	Commit  string
+	Runs    []RunRef
+	Results []*KPIResult
 
 	runs    []*Run
 	series  *series
@@ -191,6 +205,11 @@ type series struct {
 	records  []lts.Record
 	cmpKey   []string // per record: canonical comparison labels
 	cmpValue []string // per record: the comparison value people read
+	// builds of the current runs of this series, and the earliest current
+	// run: stored runs of those builds, or of builds started later, are
+	// not history.
+	current map[string]bool
+	first   time.Time
 }
 
 // Analyze judges every current run against its history: the records of
@@ -212,6 +231,7 @@ func Analyze(ctx context.Context, runs []Run, history lts.Store, opts Options) (
 	for _, e := range a.entries {
 		a.evaluate(e)
 	}
+	a.judge()
 	a.finish()
 	return a.rep, nil
 }
@@ -275,8 +295,12 @@ func (a *analysis) group(runs []Run) {
 			id = skey + "\x01" + canonical(cmpLabels)
 			s := a.series[skey]
 			if s == nil {
-				s = &series{workload: r.Workload, labels: labels, key: skey}
+				s = &series{workload: r.Workload, labels: labels, key: skey, current: map[string]bool{}}
 				a.series[skey] = s
+			}
+			s.current[r.BuildID()] = true
+			if s.first.IsZero() || r.Time.Before(s.first) {
+				s.first = r.Time
 			}
 			e = &Entry{Workload: r.Workload, Labels: labels, Comparison: cmpLabels, ComparisonValue: cval, series: s}
 		}
@@ -289,6 +313,14 @@ func (a *analysis) group(runs []Run) {
 		}
 		e.runs = append(e.runs, r)
 		e.Runs = append(e.Runs, RunRef{Path: r.Path, TestUUID: r.TestUUID, Start: r.Time})
+		if r.Labels != nil {
+			if id := r.BuildID(); !slices.Contains(e.Builds, id) {
+				e.Builds = append(e.Builds, id)
+			}
+			if e.Commit == "" && r.Build != nil {
+				e.Commit = r.Build.Commit
+			}
+		}
 	}
 }
 
@@ -413,6 +445,14 @@ func (a *analysis) query(ctx context.Context, history lts.Store, workload string
 			a.rep.History.Other++
 			continue
 		}
+		switch {
+		case d.s.current[rec.BuildID()]:
+			a.rep.History.SameBuild++
+			continue
+		case !d.s.first.IsZero() && rec.Time.After(d.s.first):
+			a.rep.History.Later++
+			continue
+		}
 		d.s.records = append(d.s.records, rec)
 		d.s.cmpKey = append(d.s.cmpKey, d.cmpKey)
 		d.s.cmpValue = append(d.s.cmpValue, d.cmpVal)
@@ -527,6 +567,10 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 	}
 	res.Current = analyze.PointOf(values...)
 	res.Current.Label, res.Current.Time = e.ComparisonValue, first
+	if len(e.Builds) == 1 {
+		res.Current.Build = e.Builds[0]
+	}
+	res.Current.Commit = e.Commit
 	res.Result = a.opts.Method.Evaluate(analyze.Input{History: res.History, Current: res.Current, Direction: res.Direction})
 	res.Status = res.Result.Status
 	res.Warnings = slices.Clone(res.Result.Warnings)
@@ -534,23 +578,43 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 		res.Warnings = append(res.Warnings, analyze.Warning{Kind: "runs-without-kpi",
 			Msg: fmt.Sprintf("%d of %d current runs have no value for this KPI", n-len(values), n)})
 	}
-	if res.Status == analyze.StatusRegression || res.Status == analyze.StatusImprovement {
-		for i, ack := range a.opts.Acks {
-			if ack.Matches(e, name) {
-				a.ackUsed[i] = true
-				res.Status, res.Ack = StatusAcknowledged, &a.opts.Acks[i]
-				break
-			}
-		}
-	}
-	res.Failing = (res.Status == analyze.StatusRegression && a.opts.FailOnRegression) ||
-		(res.Status == analyze.StatusImprovement && a.opts.FailOnImprovement)
 	return res
 }
 
+// judge passes every result through the gate, all together (the false
+// discovery rate is controlled across the whole analysis), then applies
+// the acks and decides what fails.
+func (a *analysis) judge() {
+	var results []*analyze.Result
+	for _, e := range a.entries {
+		for _, r := range e.Results {
+			results = append(results, &r.Result)
+		}
+	}
+	a.opts.Gate.Apply(results)
+	for _, e := range a.entries {
+		for _, res := range e.Results {
+			res.Status = res.Result.Status
+			if res.Status == analyze.StatusRegression || res.Status == analyze.StatusImprovement {
+				for i, ack := range a.opts.Acks {
+					if ack.Matches(e, res.KPI) {
+						a.ackUsed[i] = true
+						res.Status, res.Ack = StatusAcknowledged, &a.opts.Acks[i]
+						break
+					}
+				}
+			}
+			res.Failing = (res.Status == analyze.StatusRegression && a.opts.FailOnRegression) ||
+				(res.Status == analyze.StatusImprovement && a.opts.FailOnImprovement)
+		}
+	}
+}
+
 // points combines the series' records holding the KPI into one point per
-// comparison value: the median of its records, at the time of its earliest,
-// ordered by time (then comparison value).
+// build (and comparison value, should one build have run several): the
+// median of its records, at the time of its earliest, ordered by time
+// (then comparison value and build). A record without a build is a build
+// of its own.
 func (s *series) points(name string) []analyze.Point {
 	if s == nil {
 		return nil
@@ -566,10 +630,14 @@ func (s *series) points(name string) []analyze.Point {
 		if !ok {
 			continue
 		}
-		g := byKey[s.cmpKey[i]]
+		key := rec.BuildID() + "\x00" + s.cmpKey[i]
+		g := byKey[key]
 		if g == nil {
-			g = &acc{pt: analyze.Point{Label: s.cmpValue[i], Time: rec.Time}}
-			byKey[s.cmpKey[i]] = g
+			g = &acc{pt: analyze.Point{Label: s.cmpValue[i], Time: rec.Time, Build: rec.BuildID()}}
+			if rec.Build != nil {
+				g.pt.Commit = rec.Build.Commit
+			}
+			byKey[key] = g
 			order = append(order, g)
 		}
 		if rec.Time.Before(g.pt.Time) {
@@ -580,14 +648,17 @@ func (s *series) points(name string) []analyze.Point {
 	out := make([]analyze.Point, len(order))
 	for i, g := range order {
 		p := analyze.PointOf(g.values...)
-		p.Label, p.Time = g.pt.Label, g.pt.Time
+		p.Label, p.Time, p.Build, p.Commit = g.pt.Label, g.pt.Time, g.pt.Build, g.pt.Commit
 		out[i] = p
 	}
 	slices.SortStableFunc(out, func(x, y analyze.Point) int {
 		if c := x.Time.Compare(y.Time); c != 0 {
 			return c
 		}
-		return strings.Compare(x.Label, y.Label)
+		if c := strings.Compare(x.Label, y.Label); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Build, y.Build)
 	})
 	return out
 }
@@ -664,6 +735,7 @@ func (a *analysis) finish() {
 	rep.Entries = kept
 	kpis := map[string]bool{}
 	var cmpValues = map[string]bool{}
+	builds := map[string]bool{}
 	for i, e := range kept {
 		e.ID = i + 1
 		for _, r := range e.Results {
@@ -677,6 +749,7 @@ func (a *analysis) finish() {
 		rep.History.Records += len(s.records)
 		for i, rec := range s.records {
 			cmpValues[s.workload+"\x02"+s.cmpKey[i]] = true
+			builds[rec.BuildID()] = true
 			if rep.History.First.IsZero() || rec.Time.Before(rep.History.First) {
 				rep.History.First = rec.Time
 			}
@@ -685,7 +758,7 @@ func (a *analysis) finish() {
 			}
 		}
 	}
-	rep.History.ComparisonValues = len(cmpValues)
+	rep.History.ComparisonValues, rep.History.Builds = len(cmpValues), len(builds)
 	rep.Summary.Entries, rep.Summary.KPIs = len(kept), len(kpis)
 	rep.IgnoredKPIs = slices.Sorted(maps.Keys(a.ignored))
 	for i, used := range a.ackUsed {
@@ -715,6 +788,8 @@ func (a *analysis) count(r *KPIResult) {
 		s.Regressions++
 	case analyze.StatusImprovement:
 		s.Improvements++
+	case analyze.StatusNoisy:
+		s.Noisy++
 	case analyze.StatusNoHistory:
 		s.NoHistory++
 	case analyze.StatusNotAnalyzed:

@@ -34,6 +34,10 @@ func newHistory(payloads ...*models.Payload) *memHistory {
 // add stores a run of workload pi.
 func (h *memHistory) add(uuid string, at time.Time, labels map[string]string, values map[string]float64) {
 	p := &models.Payload{Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi", Labels: labels}, KPIs: map[string]models.KPIValue{}}
+	// One build per version, as a version-to-version history has them.
+	if v, ok := labels["version"]; ok {
+		p.Metadata.Build = &models.Build{ID: "build-" + v}
+	}
 	for name, v := range values {
 		p.KPIs[name] = models.KPIValue{Value: v, Unit: "GFLOPS", Timestamp: at, TestUUID: uuid}
 	}

@@ -67,7 +67,7 @@ func kpiName(r *regression.KPIResult) string {
 // the warnings.
 func note(r *regression.KPIResult) string {
 	var parts []string
-	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory) {
+	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
 		parts = append(parts, r.Result.Reason)
 	}
 	if r.Ack != nil {
@@ -126,8 +126,8 @@ func plural(n int, thing string) string {
 
 // counts is the summary as one line.
 func counts(s regression.Summary) string {
-	return fmt.Sprintf("%d results over %d entries x %d KPIs: %d ok, %d regression(s), %d improvement(s), %d acknowledged, %d without history, %d not analysed",
-		s.TotalPoints, s.Entries, s.KPIs, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.NoHistory, s.NotAnalyzed)
+	return fmt.Sprintf("%d results over %d entries x %d KPIs: %d ok, %d regression(s), %d improvement(s), %d acknowledged, %d noisy, %d without history, %d not analysed",
+		s.TotalPoints, s.Entries, s.KPIs, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Noisy, s.NoHistory, s.NotAnalyzed)
 }
 
 // Counts is the one-line summary `seshat regression` prints on stderr.

@@ -36,14 +36,14 @@ func TestImportedGoBenchRegression(t *testing.T) {
 	}
 	slow := filepath.Join(dir, "c4")
 	importRun(slow, "new.txt", "c4", "2026-01-04T10:00:00Z")
-	r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", store, "--method", "mannwhitney",
+	r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", store,
 		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report"))
 	if r.code != 2 || !strings.Contains(r.stdout, "benchmark=SortInts") {
 		t.Fatalf("regression on the slower commit: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
 	}
 	same := filepath.Join(dir, "c5")
 	importRun(same, "old.txt", "c5", "2026-01-05T10:00:00Z")
-	r = runSeshat(t, nil, "regression", "--results-dir", same, "--history", store, "--method", "mannwhitney",
+	r = runSeshat(t, nil, "regression", "--results-dir", same, "--history", store,
 		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report-same"))
 	if r.code != 0 {
 		t.Fatalf("regression on an equal commit: exit %d, want 0: %s\n%s", r.code, r.stderr, r.stdout)

@@ -64,7 +64,7 @@ func TestLLMServingWorkloadFile(t *testing.T) {
 		}
 	}
 	r = runSeshat(t, nil, "regression", "--results-dir", results("v1_3"), "--history", store,
-		"--method", "mannwhitney", "--report-dir", filepath.Join(dir, "regression-report"))
+		"--report-dir", filepath.Join(dir, "regression-report"))
 	if r.code != 2 {
 		t.Fatalf("regression on the slower release: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
 	}
@@ -75,7 +75,7 @@ func TestLLMServingWorkloadFile(t *testing.T) {
 	}
 	// The release before it, judged the same way, is fine.
 	r = runSeshat(t, nil, "regression", "--results-dir", results("v1_2"), "--history", store,
-		"--method", "mannwhitney", "--report-dir", filepath.Join(dir, "regression-report-ok"))
+		"--report-dir", filepath.Join(dir, "regression-report-ok"))
 	if r.code != 0 {
 		t.Fatalf("regression on an equal release: exit %d, want 0: %s\n%s", r.code, r.stderr, r.stdout)
 	}

@@ -48,6 +48,8 @@ func (s stack) payloads(t *testing.T, seed uint64) []*models.Payload {
 		m := &p.Metadata
 		m.Labels["framework_version"] = s.version
 		m.Labels["matrix_size"] = s.size
+		// One CI build per stack, as `seshat run` records it.
+		m.Build = &models.Build{ID: "ci-" + s.version, Commit: fmt.Sprintf("%x", 0xc0ffee00+seed)}
 		m.Start = s.at.Add(time.Duration(i) * time.Minute)
 		m.End = m.Start.Add(2 * time.Second)
 		for name, v := range p.KPIs {

@@ -26,7 +26,7 @@ func TestFlagValueCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"changepoints", "--method", ""}, []string{"edivisive", "threshold", "zscore"}},
-		{[]string{"regression", "--method", ""}, []string{"edivisive", "mannwhitney", "threshold", "zscore"}},
+		{[]string{"regression", "--method", ""}, []string{"edivisive", "mannwhitney", "segment", "threshold", "zscore"}},
 		{[]string{"regression", "--method", "ma"}, []string{"mannwhitney"}},
 		{[]string{"changepoints", "--format", ""}, []string{"json", "text"}},
 		{[]string{"history", "--format", ""}, []string{"json", "table"}},

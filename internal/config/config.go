@@ -157,6 +157,10 @@ type Regression struct {
 	WindowLen         *int     `yaml:"window_len"`
 	MaxPValue         *float64 `yaml:"max_pvalue"`
 	MinMagnitude      *float64 `yaml:"min_magnitude"`
+	FDR               *float64 `yaml:"fdr"`
+	MinEffect         *float64 `yaml:"min_effect"`
+	NoiseFactor       *float64 `yaml:"noise_factor"`
+	MaxNoise          *float64 `yaml:"max_noise"`
 }
 
 // Loaded is a decoded config file with its YAML tree, used to look up the

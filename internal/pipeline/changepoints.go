@@ -98,7 +98,7 @@ func ChangePoints(ctx context.Context, env Env, opts ChangePointsOptions) error 
 // detector builds the named method, which must find change points.
 func detector(name string, p analyze.Params) (analyze.Detector, error) {
 	if name == "" {
-		name = analyze.DefaultMethod
+		name = analyze.DefaultDetector
 	}
 	m, err := analyze.New(name, p)
 	if err != nil {

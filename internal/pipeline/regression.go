@@ -50,6 +50,9 @@ type RegressionOptions struct {
 	Connection StoreConnection
 	Method     string
 	Params     analyze.Params
+	// Gate decides which changes are findings (the zero value is the
+	// defaults).
+	Gate analyze.Gate
 	// Keys override the workloads' defaults key by key (regression.Keys.Or:
 	// a nil list is unset, an empty one sets none).
 	Keys regression.Keys
@@ -88,6 +91,9 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidInput, "--method: %w", err)
 	}
+	if err := opts.Gate.Validate(); err != nil {
+		return exitcode.Errorf(exitcode.InvalidInput, "gate: %w", err)
+	}
 	var acks []regression.Ack
 	if opts.Ack != "" {
 		if acks, err = readAckFile(opts.Ack); err != nil {
@@ -117,7 +123,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	defer s.Close()
 	rep, err := regression.Analyze(ctx, runs, s, regression.Options{
-		Method: method, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
+		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
 		BatchValues: opts.BatchValues,
 	})
@@ -129,7 +135,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	for _, a := range rep.UnusedAcks {
 		env.logger().Warn("ack " + a.String() + " matched no regression or improvement")
 	}
-	info := report.Info{Current: current, History: lts.Redact(storeURL), Params: paramsText(methodName, opts.Params),
+	info := report.Info{Current: current, History: lts.Redact(storeURL), Params: paramsText(methodName, opts.Params) + "; gate: " + opts.Gate.String(),
 		AckFile: opts.Ack, KPIFilter: opts.KPIFilter, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement}
 	dir := opts.ReportDir
 	if dir == "" {
@@ -328,6 +334,8 @@ func paramsText(method string, p analyze.Params) string {
 		return v
 	}
 	switch method {
+	case "segment":
+		return fmt.Sprintf("alpha %g; segments by e-divisive (window_len %g, max_pvalue %g)", or(p.Alpha, 0.05), or(float64(p.WindowLen), 50), or(p.MaxPValue, 0.001))
 	case "edivisive":
 		return fmt.Sprintf("window_len %g, max_pvalue %g, min_magnitude %g", or(float64(p.WindowLen), 50), or(p.MaxPValue, 0.001), p.MinMagnitude)
 	case "zscore":
