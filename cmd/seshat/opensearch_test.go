@@ -203,3 +203,39 @@ func TestVisualizeOpenSearchHistory(t *testing.T) {
 		t.Errorf("no history points drawn (%d CSV files)", len(csvs))
 	}
 }
+
+// TestUploadStoreFailureWins: a tree with invalid payloads uploaded to an
+// OpenSearch that fails: the documents lost decide the exit status (1, not
+// the 4 of the invalid payloads), and the message counts them and says why,
+// beside the invalid payloads it still names.
+func TestUploadStoreFailureWins(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		rule opensearchtest.Rule
+		want []string
+	}{
+		{"503 to every request", opensearchtest.Rule{Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}},
+			[]string{"48 of 48 documents not stored", "48: not sent: index template seshat: HTTP 503", "gave up after"}},
+		{"500 to the second request", opensearchtest.Rule{Skip: 1, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusInternalServerError}},
+			[]string{"48 of 48 documents not stored", "48: not sent: install index template seshat: HTTP 500"}},
+		{"500 to the bulk request", opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusInternalServerError}},
+			[]string{"48 of 48 documents not stored", "48: bulk: HTTP 500"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
+			ts.Inject(tt.rule)
+			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "300ms")
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1: documents were lost\n%s", r.code, r.stderr)
+			}
+			for _, want := range append(tt.want, "3 of 11 payload(s) not uploaded: 3 invalid LTS payload(s)") {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+}

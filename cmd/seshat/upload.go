@@ -19,8 +19,8 @@ wrote, validate every payload strictly and store the valid ones in the LTS
 store: the embedded SQLite file by default, or OpenSearch (payload index and
 KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
 keyed by test_uuid. Invalid payloads are named (entry and field) and not
-stored; the command then exits 4 after storing the others. Nothing to upload
-exits 3. OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME and
+stored; the command then exits 4 after storing the others. A store that
+loses documents exits 1, invalid payloads or not. Nothing to upload exits 3. OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME and
 SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {

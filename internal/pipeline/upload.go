@@ -100,7 +100,8 @@ type UploadOptions struct {
 // Upload runs `seshat upload`: payloads from one parse (or an LTS file),
 // validated strictly; the valid ones are stored, in one upload per store,
 // and the invalid ones named, entry and field, after which the command
-// exits 4. Nothing to upload exits 3.
+// exits 4 — or 1 when a store failed: documents lost win. Nothing to
+// upload exits 3.
 func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	records, source, err := uploadRecords(ctx, env, opts)
 	if err != nil {
@@ -139,7 +140,9 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 				env.logger().Warn("OpenSearch export failed (fail_on_error is false)", "error", err)
 				continue
 			}
-			return errors.Join(err, invalid)
+			// Documents lost outweigh invalid ones: the store's failure
+			// (exit 1, unless it has a status of its own) comes first.
+			return errors.Join(exitcode.With(exitcode.Of(err), err), invalid)
 		}
 		fmt.Fprintln(env.status(), done)
 	}

@@ -389,9 +389,14 @@ type UploadError struct {
 	Failed int
 	Total  int
 	// Reasons counts the failed documents by reason, and Examples names
-	// one document id per reason.
+	// one document per reason where one document failed for it (none for
+	// the documents an upload never sent).
 	Reasons  map[string]int
 	Examples map[string]string
+	// Err is the failure that stopped the upload (retrying given up, a
+	// refused request, a cancelled context), nil when only some documents
+	// were refused.
+	Err error
 }
 
 func (e *UploadError) Error() string {
@@ -411,14 +416,17 @@ func (e *UploadError) Error() string {
 		return reasons[i] < reasons[j]
 	})
 	for _, r := range reasons {
-		if r == notSent {
-			fmt.Fprintf(&b, "\n  %d: %s", e.Reasons[r], r)
+		if ex, ok := e.Examples[r]; ok {
+			fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, ex)
 			continue
 		}
-		fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, e.Examples[r])
+		fmt.Fprintf(&b, "\n  %d: %s", e.Reasons[r], r)
 	}
 	return b.String()
 }
+
+// Unwrap gives the failure that stopped the upload, when one did.
+func (e *UploadError) Unwrap() error { return e.Err }
 
 // Put indexes the payloads into the payload index and their KPI documents
 // into the KPI index, in bulk requests bounded by count and bytes. Failed
@@ -454,10 +462,14 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		}
 	}
 	if err := s.ensureTemplates(ctx, &stats); err != nil {
-		return stats, fmt.Errorf("%s: %w", s, err)
+		// No document can be sent: say so, as for a failed bulk request.
+		reason := "not sent: " + err.Error()
+		return stats, &UploadError{Store: s.addr, Failed: len(docs), Total: len(docs),
+			Reasons: map[string]int{reason: len(docs)}, Examples: map[string]string{}, Err: err}
 	}
 	b := s.newBackoff()
 	var failed []failedDoc
+	var stopped error
 	pending := docs
 	for len(pending) > 0 {
 		n := s.batchLen(pending)
@@ -466,6 +478,7 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		lost, err := s.sendBatch(ctx, &stats, b, batch)
 		failed = append(failed, lost...)
 		if err != nil {
+			stopped = err
 			// Retrying is over or the request cannot succeed: the rest
 			// would fail the same way.
 			for _, d := range pending {
@@ -490,10 +503,10 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		}
 	}
 	if len(failed) > 0 {
-		ue := &UploadError{Store: s.addr, Failed: len(failed), Total: len(docs), Reasons: map[string]int{}, Examples: map[string]string{}}
+		ue := &UploadError{Store: s.addr, Failed: len(failed), Total: len(docs), Reasons: map[string]int{}, Examples: map[string]string{}, Err: stopped}
 		for _, f := range failed {
 			ue.Reasons[f.reason]++
-			if _, ok := ue.Examples[f.reason]; !ok {
+			if _, ok := ue.Examples[f.reason]; !ok && f.reason != notSent {
 				ue.Examples[f.reason] = f.doc.index + "/" + f.doc.id
 			}
 		}
