@@ -25,7 +25,9 @@ const DefaultStoreURL = "sqlite:.seshat/lts.db"
 type Store interface {
 	// Put stores payloads, keyed by test_uuid: storing a payload again
 	// replaces it (re-uploading is idempotent). The payloads must be valid
-	// (strict validation) and carry distinct test_uuids.
+	// (strict validation) and carry distinct test_uuids. The stats count
+	// what was stored even when Put fails: a store that keeps part of an
+	// upload (OpenSearch) says which part.
 	Put(ctx context.Context, payloads []*models.Payload) (PutStats, error)
 	// Records yields the records of the runs matching q (Query says which
 	// and in what order). An error is yielded once, last. This is what

@@ -239,3 +239,27 @@ func TestUploadStoreFailureWins(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadStaleKPICleanupFails: the upload is stored, the search for the
+// KPI documents the runs no longer have fails: the summary is printed, the
+// failure says what failed and that the data is stored, and the command
+// exits 1.
+func TestUploadStaleKPICleanupFails(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 6})
+	dir := copyResults(t)
+	if r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL); r.code != 4 {
+		t.Fatalf("first upload: exit %d, want 4 (three invalid entries)\n%s", r.code, r.stderr)
+	}
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "200ms")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"stored 8 payload(s) in " + ts.URL + " index seshat: 0 new, 8 replaced; 40 KPI document(s)",
+		"removing the KPI documents the runs no longer have failed", "search: HTTP 503", "the payloads and their KPI documents are stored"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}

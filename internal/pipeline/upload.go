@@ -135,6 +135,9 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	}
 	for _, t := range targets {
 		done, err := putAll(ctx, env, t, opts.Connection, payloads)
+		if done != "" {
+			fmt.Fprintln(env.status(), done)
+		}
 		if err != nil {
 			if t.export && !opts.FailOnError {
 				env.logger().Warn("OpenSearch export failed (fail_on_error is false)", "error", err)
@@ -144,7 +147,6 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 			// (exit 1, unless it has a status of its own) comes first.
 			return errors.Join(exitcode.With(exitcode.Of(err), err), invalid)
 		}
-		fmt.Fprintln(env.status(), done)
 	}
 	return invalid
 }
@@ -229,7 +231,8 @@ func targetNames(targets []uploadTarget) []string {
 	return out
 }
 
-// putAll stores the payloads in the target and says what it did.
+// putAll stores the payloads in the target and says what it did: also when
+// it fails, if part of the upload was stored.
 func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (string, error) {
 	s, err := openStore(ctx, env, t.url, conn, false)
 	if err != nil {
@@ -238,8 +241,8 @@ func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, 
 	defer s.Close()
 	env.logger().Debug("uploading", "store", s.String(), "payloads", len(payloads))
 	stats, err := s.Put(ctx, payloads)
-	if err != nil {
+	if err != nil && stats.Payloads == 0 && stats.KPIDocuments == 0 {
 		return "", err
 	}
-	return lts.DescribePut(s, lts.Redact(t.url), stats), nil
+	return lts.DescribePut(s, lts.Redact(t.url), stats), err
 }

@@ -431,8 +431,11 @@ func (e *UploadError) Unwrap() error { return e.Err }
 // Put indexes the payloads into the payload index and their KPI documents
 // into the KPI index, in bulk requests bounded by count and bytes. Failed
 // documents are re-sent alone when the failure is retryable; the ones left
-// when retrying is over make an *UploadError. Both indices are refreshed at
-// the end, so a query right after sees the upload.
+// when retrying is over make an *UploadError. Once every document is
+// stored, the KPI documents the runs no longer have are removed; when that
+// fails, the error says so, and that the upload itself is stored. Both
+// indices are refreshed at the end, so a query right after sees what was
+// stored, and the stats always count it.
 func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutStats, error) {
 	var stats lts.PutStats
 	if len(payloads) == 0 {
@@ -487,9 +490,11 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 			break
 		}
 	}
+	var cleanup error
 	if len(failed) == 0 {
 		if err := s.removeStaleKPIs(ctx, &stats, b, payloads); err != nil {
-			return stats, fmt.Errorf("%s: removing KPI documents the runs no longer have: %w", s, err)
+			cleanup = fmt.Errorf("%s: the payloads and their KPI documents are stored, but removing the KPI documents "+
+				"the runs no longer have failed (the next upload of these runs removes them): %w", s, err)
 		}
 	}
 	if len(failed) < len(docs) {
@@ -512,7 +517,7 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		}
 		return stats, ue
 	}
-	return stats, nil
+	return stats, cleanup
 }
 
 // batchLen is how many of docs go into the next bulk request: at most

@@ -501,3 +501,41 @@ func TestOpenSearchReuploadRemovesStaleKPIs(t *testing.T) {
 		})
 	}
 }
+
+// A re-upload whose search for stale KPI documents fails has stored its
+// documents all the same: Put says what it stored, makes it visible, and
+// fails naming the clean-up and that the data is stored.
+func TestOpenSearchStaleKPISearchFails(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 13})
+	opts := lts.StoreOptions{}
+	opts.Retry = fastRetries(13)
+	opts.Retry.Timeout = 100 * time.Millisecond
+	s := openOpenSearch(t, ts, opts)
+	ps := ltstest.Payloads(6, ltstest.Options{Seed: 23})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+	again := ltstest.Payloads(8, ltstest.Options{Seed: 23}) // the same 6 runs and 2 new ones
+	stats, err := s.Put(context.Background(), again)
+	if err == nil {
+		t.Fatal("a failed search for stale KPI documents is not reported")
+	}
+	var ue *opensearch.UploadError
+	if errors.As(err, &ue) {
+		t.Errorf("every document is stored, yet the error is an UploadError: %v", err)
+	}
+	for _, want := range []string{"removing the KPI documents", "HTTP 503", "the payloads and their KPI documents are stored"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if stats.Payloads != 8 || stats.Replaced != 6 || stats.Created != 2 || stats.KPIDocuments != 40 {
+		t.Errorf("stats %+v: Put must say what it stored", stats)
+	}
+	if n, err := s.Count(context.Background(), lts.Query{}); err != nil || n != 8 {
+		t.Errorf("Count after the upload = %d, %v: the indices are not refreshed", n, err)
+	}
+	checkAllStoredOnce(t, ts, lts.IndexNames{}, again)
+}
