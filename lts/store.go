@@ -128,7 +128,8 @@ type StoreOptions struct {
 }
 
 // RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: an operation (an upload, a search) that has spent Timeout retrying
+// time: an operation (an upload, a query and its pages) retries until it
+// has spent Timeout retrying, the last wait cut to what is left, then
 // gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 )
@@ -261,5 +263,35 @@ func TestUploadStaleKPICleanupFails(t *testing.T) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+}
+
+// TestOpenSearchRetryNoticeCommand: history against a closed port says at
+// once, on stderr and once, that it retries and for how long, then keeps
+// retrying for the whole --retry-timeout; -q silences the notice with the
+// other status lines, never the error.
+func TestOpenSearchRetryNoticeCommand(t *testing.T) {
+	t.Parallel()
+	notice := "seshat: opensearch: http://127.0.0.1:1: connection refused; retrying for up to 1s (--retry-timeout)\n"
+	for _, quiet := range []bool{false, true} {
+		t.Run(fmt.Sprintf("quiet=%v", quiet), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"history", "--store", "http://127.0.0.1:1", "--retry-timeout", "1s"}
+			if quiet {
+				args = append([]string{"-q"}, args...)
+			}
+			start := time.Now()
+			r := runSeshat(t, nil, args...)
+			took := time.Since(start)
+			if r.code != 1 || !strings.Contains(r.stderr, "connection refused (gave up after") || r.stdout != "" {
+				t.Errorf("exit %d, want 1 and the error\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			if want := map[bool]int{false: 1, true: 0}[quiet]; strings.Count(r.stderr, notice) != want || strings.Count(r.stderr, "retrying for up to") != want {
+				t.Errorf("want the notice %d time(s):\n%s", want, r.stderr)
+			}
+			if took < time.Second || took > 3*time.Second {
+				t.Errorf("gave up after %s with --retry-timeout 1s", took)
+			}
+		})
 	}
 }
