@@ -102,9 +102,13 @@ type StoreOptions struct {
 	// Workloads are described in the index templates installed when
 	// missing.
 	Workloads []Workload
-	// Username and Password authenticate to OpenSearch (basic auth).
-	Username string
-	Password Secret
+	// Username and Password authenticate to OpenSearch (basic auth);
+	// PasswordFile names a file whose first line is the password instead.
+	// They win over the credentials of the store URL (the OpenSearch
+	// backend's basicAuth states the rule).
+	Username     string
+	Password     Secret
+	PasswordFile string
 	// CACertFile is a PEM file of certificate authorities trusted besides
 	// the system's; InsecureSkipVerify turns TLS verification off.
 	CACertFile         string

@@ -93,6 +93,19 @@ func TestOpenSearchCredentials(t *testing.T) {
 	if r.code != 0 {
 		t.Errorf("credentials in the URL: exit %d\n%s", r.code, r.stderr)
 	}
+	// The URL's password goes with the URL's user when the environment
+	// names the same user and gives no password.
+	r = runSeshat(t, map[string]string{"SESHAT_OPENSEARCH_USERNAME": osUser}, "-v", "history", "--store", u, "--filters", "backend=numpy")
+	noSecret(t, "history with the user in the environment and the URL", r)
+	if r.code != 0 {
+		t.Errorf("SESHAT_OPENSEARCH_USERNAME and the URL's password: exit %d\n%s", r.code, r.stderr)
+	}
+	// Another user's password is not sent for the user the environment names.
+	r = runSeshat(t, map[string]string{"SESHAT_OPENSEARCH_USERNAME": "someone-else"}, "history", "--store", u)
+	noSecret(t, "history with another user in the environment", r)
+	if r.code != 4 || !strings.Contains(r.stderr, "the store URL's password is its user's") {
+		t.Errorf("another user in SESHAT_OPENSEARCH_USERNAME: exit %d, want 4\n%s", r.code, r.stderr)
+	}
 	r = runSeshat(t, nil, "-v", "upload", "--lts", lts, "--store", u, "--dry-run")
 	noSecret(t, "a dry run with credentials in the URL", r)
 	if !strings.Contains(r.stderr, "would be stored in http://"+osUser+":xxxxx@") {

@@ -25,7 +25,8 @@ type StoreConnection struct {
 	// Username and Password authenticate to OpenSearch (the command layer
 	// reads them from SESHAT_OPENSEARCH_USERNAME and
 	// SESHAT_OPENSEARCH_PASSWORD); PasswordFile, when set, holds the
-	// password instead (first line).
+	// password instead (first line). The store weighs them against the
+	// credentials of its URL.
 	Username     string
 	Password     lts.Secret
 	PasswordFile string
@@ -34,43 +35,25 @@ type StoreConnection struct {
 	RetryTimeout time.Duration
 }
 
-// storeOptions resolves the connection into lts.StoreOptions, reading the
-// password file.
-func (c StoreConnection) storeOptions(env Env) (lts.StoreOptions, error) {
-	o := lts.StoreOptions{
+// storeOptions turns the connection into lts.StoreOptions.
+func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
+	return lts.StoreOptions{
 		Index:              c.Index,
 		Workloads:          ltsWorkloads(),
 		CACertFile:         c.CACert,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		Username:           c.Username,
 		Password:           c.Password,
+		PasswordFile:       c.PasswordFile,
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
 		Log:                env.logger(),
 	}
-	if c.PasswordFile != "" {
-		data, err := os.ReadFile(c.PasswordFile)
-		if err != nil {
-			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file: %w", err)
-		}
-		first, _, _ := strings.Cut(string(data), "\n")
-		o.Password = lts.Secret(strings.TrimRight(first, "\r"))
-		if o.Password == "" {
-			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file %s: empty", c.PasswordFile)
-		}
-	}
-	if o.Password != "" && o.Username == "" {
-		return o, exitcode.Errorf(exitcode.InvalidInput, "an OpenSearch password is given but no user: set SESHAT_OPENSEARCH_USERNAME")
-	}
-	return o, nil
 }
 
 // openStore opens the store of url with the connection settings; reading
 // requires the store to exist (else an error wrapping lts.ErrNoStore).
 func openStore(ctx context.Context, env Env, url string, conn StoreConnection, reading bool) (lts.Store, error) {
-	opts, err := conn.storeOptions(env)
-	if err != nil {
-		return nil, err
-	}
+	opts := conn.storeOptions(env)
 	opts.MustExist = reading
 	return lts.Open(ctx, url, opts)
 }

@@ -52,22 +52,23 @@ func init() {
 }
 
 // open prepares a client of the OpenSearch at rawURL; nothing is sent
-// until the first call. Credentials in the URL are used as basic auth
-// unless opts has some, and are never shown.
+// until the first call. The credentials come from opts and the URL as
+// basicAuth says, and are never shown.
 func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", lts.Redact(rawURL))
 	}
-	if u.User != nil {
-		if opts.Username == "" {
-			opts.Username = u.User.Username()
-			if pw, ok := u.User.Password(); ok && opts.Password == "" {
-				opts.Password = lts.Secret(pw)
-			}
+	src := credentialSources{URL: u.User, Username: opts.Username, Password: opts.Password}
+	if opts.PasswordFile != "" {
+		if src.FilePassword, err = readPasswordFile(opts.PasswordFile); err != nil {
+			return nil, err
 		}
-		u.User = nil
 	}
+	if opts.Username, opts.Password, err = basicAuth(src); err != nil {
+		return nil, err
+	}
+	u.User = nil
 	if u.Scheme == "http" && (opts.CACertFile != "" || opts.InsecureSkipVerify) {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %s: TLS options given for a plain http:// URL", u)
 	}
@@ -219,7 +220,7 @@ func (s *store) send(ctx context.Context, stats *lts.PutStats, op string, req op
 	}
 	switch res.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		e.err = fmt.Errorf("%w (check SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD or --password-file)", e.err)
+		e.err = fmt.Errorf("%w (check SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD or --password-file, and the credentials of the store URL)", e.err)
 	}
 	return r, e
 }
