@@ -1,6 +1,3 @@
-// Package opensearch is the OpenSearch LTS store (opensearch-go), opened
-// from an http:// or https://host:port URL. It registers itself with
-// package lts in init.
 package opensearch
 
 import (
