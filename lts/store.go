@@ -25,7 +25,9 @@ const DefaultStoreURL = "sqlite:.seshat/lts.db"
 type Store interface {
 	// Put stores payloads, keyed by test_uuid: storing a payload again
 	// replaces it (re-uploading is idempotent). The payloads must be valid
-	// (strict validation) and carry distinct test_uuids.
+	// (strict validation) and carry distinct test_uuids. The stats count
+	// what was stored even when Put fails: a store that keeps part of an
+	// upload (OpenSearch) says which part.
 	Put(ctx context.Context, payloads []*models.Payload) (PutStats, error)
 	// Records yields the records of the runs matching q (Query says which
 	// and in what order). An error is yielded once, last. This is what
@@ -100,9 +102,13 @@ type StoreOptions struct {
 	// Workloads are described in the index templates installed when
 	// missing.
 	Workloads []Workload
-	// Username and Password authenticate to OpenSearch (basic auth).
-	Username string
-	Password Secret
+	// Username and Password authenticate to OpenSearch (basic auth);
+	// PasswordFile names a file whose first line is the password instead.
+	// They win over the credentials of the store URL (the OpenSearch
+	// backend's basicAuth states the rule).
+	Username     string
+	Password     Secret
+	PasswordFile string
 	// CACertFile is a PEM file of certificate authorities trusted besides
 	// the system's; InsecureSkipVerify turns TLS verification off.
 	CACertFile         string
@@ -126,7 +132,8 @@ type StoreOptions struct {
 }
 
 // RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: an operation (an upload, a search) that has spent Timeout retrying
+// time: an operation (an upload, a query and its pages) retries until it
+// has spent Timeout retrying, the last wait cut to what is left, then
 // gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 )
@@ -90,6 +92,19 @@ func TestOpenSearchCredentials(t *testing.T) {
 	noSecret(t, "history with credentials in the URL", r)
 	if r.code != 0 {
 		t.Errorf("credentials in the URL: exit %d\n%s", r.code, r.stderr)
+	}
+	// The URL's password goes with the URL's user when the environment
+	// names the same user and gives no password.
+	r = runSeshat(t, map[string]string{"SESHAT_OPENSEARCH_USERNAME": osUser}, "-v", "history", "--store", u, "--filters", "backend=numpy")
+	noSecret(t, "history with the user in the environment and the URL", r)
+	if r.code != 0 {
+		t.Errorf("SESHAT_OPENSEARCH_USERNAME and the URL's password: exit %d\n%s", r.code, r.stderr)
+	}
+	// Another user's password is not sent for the user the environment names.
+	r = runSeshat(t, map[string]string{"SESHAT_OPENSEARCH_USERNAME": "someone-else"}, "history", "--store", u)
+	noSecret(t, "history with another user in the environment", r)
+	if r.code != 4 || !strings.Contains(r.stderr, "the store URL's password is its user's") {
+		t.Errorf("another user in SESHAT_OPENSEARCH_USERNAME: exit %d, want 4\n%s", r.code, r.stderr)
 	}
 	r = runSeshat(t, nil, "-v", "upload", "--lts", lts, "--store", u, "--dry-run")
 	noSecret(t, "a dry run with credentials in the URL", r)
@@ -201,5 +216,95 @@ func TestVisualizeOpenSearchHistory(t *testing.T) {
 	}
 	if points == 0 {
 		t.Errorf("no history points drawn (%d CSV files)", len(csvs))
+	}
+}
+
+// TestUploadStoreFailureWins: a tree with invalid payloads uploaded to an
+// OpenSearch that fails: the documents lost decide the exit status (1, not
+// the 4 of the invalid payloads), and the message counts them and says why,
+// beside the invalid payloads it still names.
+func TestUploadStoreFailureWins(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		rule opensearchtest.Rule
+		want []string
+	}{
+		{"503 to every request", opensearchtest.Rule{Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}},
+			[]string{"48 of 48 documents not stored", "48: not sent: index template seshat: HTTP 503", "gave up after"}},
+		{"500 to the second request", opensearchtest.Rule{Skip: 1, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusInternalServerError}},
+			[]string{"48 of 48 documents not stored", "48: not sent: install index template seshat: HTTP 500"}},
+		{"500 to the bulk request", opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusInternalServerError}},
+			[]string{"48 of 48 documents not stored", "48: bulk: HTTP 500"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
+			ts.Inject(tt.rule)
+			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "300ms")
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1: documents were lost\n%s", r.code, r.stderr)
+			}
+			for _, want := range append(tt.want, "3 of 11 payload(s) not uploaded: 3 invalid LTS payload(s)") {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestUploadStaleKPICleanupFails: the upload is stored, the search for the
+// KPI documents the runs no longer have fails: the summary is printed, the
+// failure says what failed and that the data is stored, and the command
+// exits 1.
+func TestUploadStaleKPICleanupFails(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 6})
+	dir := copyResults(t)
+	if r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL); r.code != 4 {
+		t.Fatalf("first upload: exit %d, want 4 (three invalid entries)\n%s", r.code, r.stderr)
+	}
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "200ms")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"stored 8 payload(s) in " + ts.URL + " index seshat: 0 new, 8 replaced; 40 KPI document(s)",
+		"removing the KPI documents the runs no longer have failed", "search: HTTP 503", "the payloads and their KPI documents are stored"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// TestOpenSearchRetryNoticeCommand: history against a closed port says at
+// once, on stderr and once, that it retries and for how long, then keeps
+// retrying for the whole --retry-timeout; -q silences the notice with the
+// other status lines, never the error.
+func TestOpenSearchRetryNoticeCommand(t *testing.T) {
+	t.Parallel()
+	notice := "seshat: opensearch: http://127.0.0.1:1: connection refused; retrying for up to 1s (--retry-timeout)\n"
+	for _, quiet := range []bool{false, true} {
+		t.Run(fmt.Sprintf("quiet=%v", quiet), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"history", "--store", "http://127.0.0.1:1", "--retry-timeout", "1s"}
+			if quiet {
+				args = append([]string{"-q"}, args...)
+			}
+			start := time.Now()
+			r := runSeshat(t, nil, args...)
+			took := time.Since(start)
+			if r.code != 1 || !strings.Contains(r.stderr, "connection refused (gave up after") || r.stdout != "" {
+				t.Errorf("exit %d, want 1 and the error\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			if want := map[bool]int{false: 1, true: 0}[quiet]; strings.Count(r.stderr, notice) != want || strings.Count(r.stderr, "retrying for up to") != want {
+				t.Errorf("want the notice %d time(s):\n%s", want, r.stderr)
+			}
+			if took < time.Second || took > 3*time.Second {
+				t.Errorf("gave up after %s with --retry-timeout 1s", took)
+			}
+		})
 	}
 }

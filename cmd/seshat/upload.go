@@ -19,9 +19,11 @@ wrote, validate every payload strictly and store the valid ones in the LTS
 store: the embedded SQLite file by default, or OpenSearch (payload index and
 KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
 keyed by test_uuid. Invalid payloads are named (entry and field) and not
-stored; the command then exits 4 after storing the others. Nothing to upload
-exits 3. OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME and
-SESHAT_OPENSEARCH_PASSWORD (or --password-file) and are never printed.`,
+stored; the command then exits 4 after storing the others. A store that
+loses documents exits 1, invalid payloads or not. Nothing to upload exits 3.
+OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME,
+SESHAT_OPENSEARCH_PASSWORD and --password-file, over those written in the
+store URL (see --password-file), and are never printed.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			g.credentials(&o.Connection)
@@ -64,7 +66,9 @@ func addConnectionFlags(f *pflag.FlagSet, c *pipeline.StoreConnection) {
 	f.StringVar(&c.Index.KPISuffix, "kpi-index-suffix", lts.DefaultKPIIndexSuffix, "suffix of the KPI index after the payload index")
 	f.StringVar(&c.CACert, "ca-cert", "", "PEM file of the certificate authorities to trust for OpenSearch")
 	f.BoolVar(&c.InsecureSkipVerify, "insecure-skip-verify", false, "do not verify OpenSearch's TLS certificate (unsafe)")
-	f.StringVar(&c.PasswordFile, "password-file", "", "file holding the OpenSearch password (else SESHAT_OPENSEARCH_PASSWORD)")
+	f.StringVar(&c.PasswordFile, "password-file", "", "file whose first line is the OpenSearch password. "+
+		"The user is SESHAT_OPENSEARCH_USERNAME, else the store URL's (https://user:password@host:9200); "+
+		"the password is this file's, else SESHAT_OPENSEARCH_PASSWORD, else the URL's when its user is the one used")
 	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch")
 	config.BindKey(f, "index", "lts.opensearch.index")
 	config.BindKey(f, "index-prefix", "lts.opensearch.index_prefix")

@@ -25,8 +25,8 @@ var Variables = []Variable{
 	{EnvConfig, "the config file, as `--config`"},
 	{EnvIgnoreCache, "`1` ignores every parse cache, as `--no-cache`"},
 	{EnvResultsBaseURL, "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
-	{EnvOpenSearchUsername, "user name for OpenSearch (basic authentication); never printed"},
-	{EnvOpenSearchPassword, "its password, unless `--password-file` names a file holding it; never printed"},
+	{EnvOpenSearchUsername, "user name for OpenSearch (basic authentication), over the user of the store URL; never printed"},
+	{EnvOpenSearchPassword, "its password, unless `--password-file` names a file holding it; over the password of the store URL; never printed"},
 }
 
 // Settings are what configures a command besides its flags: the config file

@@ -25,7 +25,8 @@ type StoreConnection struct {
 	// Username and Password authenticate to OpenSearch (the command layer
 	// reads them from SESHAT_OPENSEARCH_USERNAME and
 	// SESHAT_OPENSEARCH_PASSWORD); PasswordFile, when set, holds the
-	// password instead (first line).
+	// password instead (first line). The store weighs them against the
+	// credentials of its URL.
 	Username     string
 	Password     lts.Secret
 	PasswordFile string
@@ -34,43 +35,25 @@ type StoreConnection struct {
 	RetryTimeout time.Duration
 }
 
-// storeOptions resolves the connection into lts.StoreOptions, reading the
-// password file.
-func (c StoreConnection) storeOptions(env Env) (lts.StoreOptions, error) {
-	o := lts.StoreOptions{
+// storeOptions turns the connection into lts.StoreOptions.
+func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
+	return lts.StoreOptions{
 		Index:              c.Index,
 		Workloads:          ltsWorkloads(),
 		CACertFile:         c.CACert,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		Username:           c.Username,
 		Password:           c.Password,
+		PasswordFile:       c.PasswordFile,
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
 		Log:                env.logger(),
 	}
-	if c.PasswordFile != "" {
-		data, err := os.ReadFile(c.PasswordFile)
-		if err != nil {
-			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file: %w", err)
-		}
-		first, _, _ := strings.Cut(string(data), "\n")
-		o.Password = lts.Secret(strings.TrimRight(first, "\r"))
-		if o.Password == "" {
-			return o, exitcode.Errorf(exitcode.InvalidInput, "--password-file %s: empty", c.PasswordFile)
-		}
-	}
-	if o.Password != "" && o.Username == "" {
-		return o, exitcode.Errorf(exitcode.InvalidInput, "an OpenSearch password is given but no user: set SESHAT_OPENSEARCH_USERNAME")
-	}
-	return o, nil
 }
 
 // openStore opens the store of url with the connection settings; reading
 // requires the store to exist (else an error wrapping lts.ErrNoStore).
 func openStore(ctx context.Context, env Env, url string, conn StoreConnection, reading bool) (lts.Store, error) {
-	opts, err := conn.storeOptions(env)
-	if err != nil {
-		return nil, err
-	}
+	opts := conn.storeOptions(env)
 	opts.MustExist = reading
 	return lts.Open(ctx, url, opts)
 }
@@ -100,7 +83,8 @@ type UploadOptions struct {
 // Upload runs `seshat upload`: payloads from one parse (or an LTS file),
 // validated strictly; the valid ones are stored, in one upload per store,
 // and the invalid ones named, entry and field, after which the command
-// exits 4. Nothing to upload exits 3.
+// exits 4 — or 1 when a store failed: documents lost win. Nothing to
+// upload exits 3.
 func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	records, source, err := uploadRecords(ctx, env, opts)
 	if err != nil {
@@ -134,14 +118,18 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	}
 	for _, t := range targets {
 		done, err := putAll(ctx, env, t, opts.Connection, payloads)
+		if done != "" {
+			fmt.Fprintln(env.status(), done)
+		}
 		if err != nil {
 			if t.export && !opts.FailOnError {
 				env.logger().Warn("OpenSearch export failed (fail_on_error is false)", "error", err)
 				continue
 			}
-			return errors.Join(err, invalid)
+			// Documents lost outweigh invalid ones: the store's failure
+			// (exit 1, unless it has a status of its own) comes first.
+			return errors.Join(exitcode.With(exitcode.Of(err), err), invalid)
 		}
-		fmt.Fprintln(env.status(), done)
 	}
 	return invalid
 }
@@ -226,7 +214,8 @@ func targetNames(targets []uploadTarget) []string {
 	return out
 }
 
-// putAll stores the payloads in the target and says what it did.
+// putAll stores the payloads in the target and says what it did: also when
+// it fails, if part of the upload was stored.
 func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (string, error) {
 	s, err := openStore(ctx, env, t.url, conn, false)
 	if err != nil {
@@ -235,8 +224,8 @@ func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, 
 	defer s.Close()
 	env.logger().Debug("uploading", "store", s.String(), "payloads", len(payloads))
 	stats, err := s.Put(ctx, payloads)
-	if err != nil {
+	if err != nil && stats.Payloads == 0 && stats.KPIDocuments == 0 {
 		return "", err
 	}
-	return lts.DescribePut(s, lts.Redact(t.url), stats), nil
+	return lts.DescribePut(s, lts.Redact(t.url), stats), err
 }

@@ -1,6 +1,3 @@
-// Package opensearch is the OpenSearch LTS store (opensearch-go), opened
-// from an http:// or https://host:port URL. It registers itself with
-// package lts in init.
 package opensearch
 
 import (
@@ -14,12 +11,15 @@ import (
 	"io"
 	"iter"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	osclient "github.com/opensearch-project/opensearch-go/v2"
@@ -39,6 +39,8 @@ type store struct {
 	rand      *rand.Rand
 	// templatesReady is set once both index templates are known to exist.
 	templatesReady bool
+	// retryNotice says once that the store is being retried.
+	retryNotice sync.Once
 }
 
 func init() {
@@ -47,22 +49,23 @@ func init() {
 }
 
 // open prepares a client of the OpenSearch at rawURL; nothing is sent
-// until the first call. Credentials in the URL are used as basic auth
-// unless opts has some, and are never shown.
+// until the first call. The credentials come from opts and the URL as
+// basicAuth says, and are never shown.
 func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", lts.Redact(rawURL))
 	}
-	if u.User != nil {
-		if opts.Username == "" {
-			opts.Username = u.User.Username()
-			if pw, ok := u.User.Password(); ok && opts.Password == "" {
-				opts.Password = lts.Secret(pw)
-			}
+	src := credentialSources{URL: u.User, Username: opts.Username, Password: opts.Password}
+	if opts.PasswordFile != "" {
+		if src.FilePassword, err = readPasswordFile(opts.PasswordFile); err != nil {
+			return nil, err
 		}
-		u.User = nil
 	}
+	if opts.Username, opts.Password, err = basicAuth(src); err != nil {
+		return nil, err
+	}
+	u.User = nil
 	if u.Scheme == "http" && (opts.CACertFile != "" || opts.InsecureSkipVerify) {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %s: TLS options given for a plain http:// URL", u)
 	}
@@ -138,6 +141,34 @@ func (e *requestError) Error() string {
 
 func (e *requestError) Unwrap() error { return e.err }
 
+// cause says briefly why the request failed, for the retry notice: the
+// status and OpenSearch's reason, or what happened to the connection.
+func (e *requestError) cause() string {
+	if e.status != 0 {
+		return fmt.Sprintf("HTTP %d: %v", e.status, e.err)
+	}
+	var sys *os.SyscallError
+	var dns *net.DNSError
+	switch {
+	case errors.As(e.err, &sys) && errors.Is(sys.Err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(e.err, &sys) && errors.Is(sys.Err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(e.err, &dns):
+		return dns.Error()
+	case errors.Is(e.err, context.DeadlineExceeded):
+		return "no answer in time"
+	case errors.Is(e.err, io.EOF), errors.Is(e.err, io.ErrUnexpectedEOF):
+		return "connection closed without an answer"
+	}
+	return e.Error()
+}
+
+// retryableStatus tells the answers worth sending again: OpenSearch's
+// overload (429: rejected execution, circuit breakers), unavailability
+// (503), and a proxy's 502 and 504. Not 500: OpenSearch answers it for
+// errors it does not classify, which a retry does not cure (docs/stores.md
+// says why at length).
 func retryableStatus(code int) bool {
 	switch code {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -186,7 +217,7 @@ func (s *store) send(ctx context.Context, stats *lts.PutStats, op string, req op
 	}
 	switch res.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		e.err = fmt.Errorf("%w (check SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD or --password-file)", e.err)
+		e.err = fmt.Errorf("%w (check SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD or --password-file, and the credentials of the store URL)", e.err)
 	}
 	return r, e
 }
@@ -233,9 +264,11 @@ func errorReason(body []byte) string {
 	return text
 }
 
-// backoff is the retry schedule of one operation (an upload, a search):
-// exponential backoff with full jitter, and a budget of time spent
-// retrying — failed attempts and the waits between them — after which no
+// backoff is the retry schedule of one operation (an upload, a search
+// and its pages): exponential backoff with full jitter, and a budget of
+// time spent retrying — failed attempts and the waits between them. The
+// whole budget is used: a wait longer than what is left is cut to it, and
+// one last attempt follows; once an attempt fails with nothing left, no
 // retry starts. Time spent on requests that succeed does not count, so a
 // long upload keeps its whole budget for its troubles.
 type backoff struct {
@@ -251,19 +284,23 @@ func (s *store) newBackoff() *backoff { return &backoff{s: s} }
 func (b *backoff) succeeded() { b.attempt = 0 }
 
 // wait counts a failed attempt that took failed, sleeps before the next
-// one and reports whether to make it: false when it would exceed the
-// budget, or the context is done.
-func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration) bool {
+// one and reports whether to make it: false when the budget is spent, or
+// the context is done. The wait is the jittered backoff, at least atLeast
+// (Retry-After), at most what is left of the budget. cause says why the
+// attempt failed, for the store's retry notice.
+func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration, cause string) bool {
 	b.spent += failed
+	left := b.s.opts.Retry.Timeout - b.spent
+	if left <= 0 {
+		return false
+	}
 	ceiling := b.s.opts.Retry.Initial << min(b.attempt, 30)
 	if ceiling > b.s.opts.Retry.Max || ceiling <= 0 {
 		ceiling = b.s.opts.Retry.Max
 	}
 	d := time.Duration(b.s.rand.Int64N(int64(ceiling) + 1))
-	d = max(d, atLeast)
-	if b.spent+d > b.s.opts.Retry.Timeout {
-		return false
-	}
+	d = min(max(d, atLeast), left)
+	b.s.noticeRetry(cause)
 	b.attempt++
 	b.retries++
 	b.spent += d
@@ -277,24 +314,37 @@ func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration) bool 
 	}
 }
 
+// noticeRetry says, once per store, that its server is being retried: a
+// dead server would otherwise keep a command silent for the whole budget.
+// It goes to the log at info level, with the status lines (-q silences
+// both).
+func (s *store) noticeRetry(cause string) {
+	s.retryNotice.Do(func() {
+		s.opts.Log.Info(fmt.Sprintf("opensearch: %s: %s; retrying for up to %s (--retry-timeout)", s.addr, cause, s.opts.Retry.Timeout))
+	})
+}
+
 // gaveUp says how much retrying was done before giving up.
 func (b *backoff) gaveUp() string {
 	return fmt.Sprintf("gave up after %d retries in %s", b.retries, b.spent.Round(time.Millisecond))
 }
 
-// do sends a request, retrying retryable failures until the deadline.
-// body rebuilds the request (its body is consumed by each attempt).
-func (s *store) do(ctx context.Context, stats *lts.PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
-	b := s.newBackoff()
+// do sends a request, retrying retryable failures on b's schedule (that
+// of the operation the request is part of). build rebuilds the request
+// (its body is consumed by each attempt).
+func (s *store) do(ctx context.Context, b *backoff, stats *lts.PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
 	for {
 		start := time.Now()
 		r, err := s.send(ctx, stats, op, build(), ok...)
 		var re *requestError
+		if err == nil {
+			b.succeeded()
+		}
 		if err == nil || !errors.As(err, &re) || !re.retryable {
 			return r, err
 		}
 		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "retry", b.retries+1)
-		if !b.wait(ctx, time.Since(start), re.after) {
+		if !b.wait(ctx, time.Since(start), re.after, re.cause()) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -308,7 +358,7 @@ func (s *store) do(ctx context.Context, stats *lts.PutStats, op string, build fu
 // ensureTemplates installs the index templates of both indices when the
 // cluster lacks them; existing ones are left alone (an operator may have
 // tuned them).
-func (s *store) ensureTemplates(ctx context.Context, stats *lts.PutStats) error {
+func (s *store) ensureTemplates(ctx context.Context, b *backoff, stats *lts.PutStats) error {
 	if s.templatesReady {
 		return nil
 	}
@@ -319,7 +369,7 @@ func (s *store) ensureTemplates(ctx context.Context, stats *lts.PutStats) error 
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		r, err := s.do(ctx, stats, "index template "+name, func() opensearchapi.Request {
+		r, err := s.do(ctx, b, stats, "index template "+name, func() opensearchapi.Request {
 			return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
 		}, http.StatusNotFound)
 		if err != nil {
@@ -332,7 +382,7 @@ func (s *store) ensureTemplates(ctx context.Context, stats *lts.PutStats) error 
 		if err != nil {
 			return err
 		}
-		if _, err := s.do(ctx, stats, "install index template "+name, func() opensearchapi.Request {
+		if _, err := s.do(ctx, b, stats, "install index template "+name, func() opensearchapi.Request {
 			return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
 		}); err != nil {
 			return err
@@ -389,9 +439,14 @@ type UploadError struct {
 	Failed int
 	Total  int
 	// Reasons counts the failed documents by reason, and Examples names
-	// one document id per reason.
+	// one document per reason where one document failed for it (none for
+	// the documents an upload never sent).
 	Reasons  map[string]int
 	Examples map[string]string
+	// Err is the failure that stopped the upload (retrying given up, a
+	// refused request, a cancelled context), nil when only some documents
+	// were refused.
+	Err error
 }
 
 func (e *UploadError) Error() string {
@@ -411,20 +466,26 @@ func (e *UploadError) Error() string {
 		return reasons[i] < reasons[j]
 	})
 	for _, r := range reasons {
-		if r == notSent {
-			fmt.Fprintf(&b, "\n  %d: %s", e.Reasons[r], r)
+		if ex, ok := e.Examples[r]; ok {
+			fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, ex)
 			continue
 		}
-		fmt.Fprintf(&b, "\n  %d: %s (e.g. %s)", e.Reasons[r], r, e.Examples[r])
+		fmt.Fprintf(&b, "\n  %d: %s", e.Reasons[r], r)
 	}
 	return b.String()
 }
 
+// Unwrap gives the failure that stopped the upload, when one did.
+func (e *UploadError) Unwrap() error { return e.Err }
+
 // Put indexes the payloads into the payload index and their KPI documents
 // into the KPI index, in bulk requests bounded by count and bytes. Failed
 // documents are re-sent alone when the failure is retryable; the ones left
-// when retrying is over make an *UploadError. Both indices are refreshed at
-// the end, so a query right after sees the upload.
+// when retrying is over make an *UploadError. Once every document is
+// stored, the KPI documents the runs no longer have are removed; when that
+// fails, the error says so, and that the upload itself is stored. Both
+// indices are refreshed at the end, so a query right after sees what was
+// stored, and the stats always count it.
 func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutStats, error) {
 	var stats lts.PutStats
 	if len(payloads) == 0 {
@@ -453,11 +514,15 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 			docs = append(docs, d)
 		}
 	}
-	if err := s.ensureTemplates(ctx, &stats); err != nil {
-		return stats, fmt.Errorf("%s: %w", s, err)
-	}
 	b := s.newBackoff()
+	if err := s.ensureTemplates(ctx, b, &stats); err != nil {
+		// No document can be sent: say so, as for a failed bulk request.
+		reason := "not sent: " + err.Error()
+		return stats, &UploadError{Store: s.addr, Failed: len(docs), Total: len(docs),
+			Reasons: map[string]int{reason: len(docs)}, Examples: map[string]string{}, Err: err}
+	}
 	var failed []failedDoc
+	var stopped error
 	pending := docs
 	for len(pending) > 0 {
 		n := s.batchLen(pending)
@@ -466,6 +531,7 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		lost, err := s.sendBatch(ctx, &stats, b, batch)
 		failed = append(failed, lost...)
 		if err != nil {
+			stopped = err
 			// Retrying is over or the request cannot succeed: the rest
 			// would fail the same way.
 			for _, d := range pending {
@@ -474,14 +540,16 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 			break
 		}
 	}
+	var cleanup error
 	if len(failed) == 0 {
 		if err := s.removeStaleKPIs(ctx, &stats, b, payloads); err != nil {
-			return stats, fmt.Errorf("%s: removing KPI documents the runs no longer have: %w", s, err)
+			cleanup = fmt.Errorf("%s: the payloads and their KPI documents are stored, but removing the KPI documents "+
+				"the runs no longer have failed (the next upload of these runs removes them): %w", s, err)
 		}
 	}
 	if len(failed) < len(docs) {
 		// Make the upload visible to the next query (history, regression).
-		_, err := s.do(ctx, &stats, "refresh", func() opensearchapi.Request {
+		_, err := s.do(ctx, b, &stats, "refresh", func() opensearchapi.Request {
 			t := true
 			return opensearchapi.IndicesRefreshRequest{Index: []string{s.names.Payloads(), s.names.KPIs()}, IgnoreUnavailable: &t}
 		})
@@ -490,16 +558,16 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 		}
 	}
 	if len(failed) > 0 {
-		ue := &UploadError{Store: s.addr, Failed: len(failed), Total: len(docs), Reasons: map[string]int{}, Examples: map[string]string{}}
+		ue := &UploadError{Store: s.addr, Failed: len(failed), Total: len(docs), Reasons: map[string]int{}, Examples: map[string]string{}, Err: stopped}
 		for _, f := range failed {
 			ue.Reasons[f.reason]++
-			if _, ok := ue.Examples[f.reason]; !ok {
+			if _, ok := ue.Examples[f.reason]; !ok && f.reason != notSent {
 				ue.Examples[f.reason] = f.doc.index + "/" + f.doc.id
 			}
 		}
 		return stats, ue
 	}
-	return stats, nil
+	return stats, cleanup
 }
 
 // batchLen is how many of docs go into the next bulk request: at most
@@ -549,19 +617,20 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 		r, err := s.send(ctx, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
 		var retry []bulkDoc
 		var after time.Duration
-		var reason string
+		var reason, cause string
 		if err != nil {
 			var re *requestError
 			if !errors.As(err, &re) || !re.retryable {
 				return append(failed, failAll(batch, err.Error())...), err
 			}
-			retry, after, reason = batch, re.after, re.Error()
+			retry, after, reason, cause = batch, re.after, re.Error(), re.cause()
 		} else {
 			var ans bulkAnswer
 			if err := json.Unmarshal(r.body, &ans); err != nil || len(ans.Items) != len(batch) {
 				// Unreadable: we cannot know what was stored. Sending
 				// again is safe, documents are keyed by id.
 				retry, reason = batch, fmt.Sprintf("bulk: unreadable answer (%d items for %d documents)", len(ans.Items), len(batch))
+				cause = reason
 			} else {
 				for i, item := range ans.Items {
 					for _, res := range item { // one action per item
@@ -576,6 +645,9 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 						}
 					}
 				}
+				if len(retry) > 0 {
+					cause = fmt.Sprintf("%d of %d document(s) refused: %s", len(retry), len(batch), reason)
+				}
 				if len(retry) > 0 && r.header.Get("Retry-After") != "" {
 					if secs, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil {
 						after = time.Duration(secs) * time.Second
@@ -588,7 +660,7 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			return failed, nil
 		}
 		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "retry", b.retries+1)
-		if !b.wait(ctx, time.Since(start), after) {
+		if !b.wait(ctx, time.Since(start), after, cause) {
 			if ctx.Err() != nil {
 				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
 			}
@@ -681,7 +753,7 @@ func (s *store) removeStaleKPIs(ctx context.Context, stats *lts.PutStats, b *bac
 			return err
 		}
 		for {
-			stale, err := s.searchIDs(ctx, stats, s.names.KPIs(), body)
+			stale, err := s.searchIDs(ctx, b, stats, s.names.KPIs(), body)
 			if err != nil {
 				return err
 			}
@@ -692,7 +764,7 @@ func (s *store) removeStaleKPIs(ctx context.Context, stats *lts.PutStats, b *bac
 				break
 			}
 			// More than one window: make the deletions visible, search again.
-			if _, err := s.do(ctx, stats, "refresh", func() opensearchapi.Request {
+			if _, err := s.do(ctx, b, stats, "refresh", func() opensearchapi.Request {
 				return opensearchapi.IndicesRefreshRequest{Index: []string{s.names.KPIs()}}
 			}); err != nil {
 				return err
@@ -728,8 +800,8 @@ func (s *store) deleteDocs(ctx context.Context, stats *lts.PutStats, b *backoff,
 
 // searchIDs returns the ids of the hits of one search of index (an index
 // that does not exist has none).
-func (s *store) searchIDs(ctx context.Context, stats *lts.PutStats, index string, body []byte) ([]string, error) {
-	r, err := s.do(ctx, stats, "search", func() opensearchapi.Request {
+func (s *store) searchIDs(ctx context.Context, b *backoff, stats *lts.PutStats, index string, body []byte) ([]string, error) {
+	r, err := s.do(ctx, b, stats, "search", func() opensearchapi.Request {
 		return opensearchapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
 	if err != nil {
@@ -811,7 +883,7 @@ func (s *store) Count(ctx context.Context, q lts.Query) (int64, error) {
 		return 0, err
 	}
 	var stats lts.PutStats
-	r, err := s.do(ctx, &stats, "count", func() opensearchapi.Request {
+	r, err := s.do(ctx, s.newBackoff(), &stats, "count", func() opensearchapi.Request {
 		return opensearchapi.CountRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
 	if err != nil {
@@ -862,6 +934,7 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 		}
 		var after []json.RawMessage
 		pageSize := q.PageSizeOr(s.opts.PageSize)
+		b := s.newBackoff() // one budget for all the pages
 		for {
 			req := map[string]any{
 				"size":  pageSize,
@@ -880,7 +953,7 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 				return
 			}
 			var stats lts.PutStats
-			r, err := s.do(ctx, &stats, "search", func() opensearchapi.Request {
+			r, err := s.do(ctx, b, &stats, "search", func() opensearchapi.Request {
 				return opensearchapi.SearchRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 			}, http.StatusNotFound)
 			if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -281,6 +283,20 @@ func TestOpenSearchFinalFailures(t *testing.T) {
 			t.Errorf("stats %+v, %d payloads stored: the others must be, without retrying the refused one", stats, ts.DocCount("seshat"))
 		}
 	})
+	t.Run("500 not retried", func(t *testing.T) {
+		t.Parallel()
+		ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
+		ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusInternalServerError}})
+		s := openOpenSearch(t, ts, lts.StoreOptions{})
+		stats, err := s.Put(context.Background(), ps)
+		var ue *opensearch.UploadError
+		if !errors.As(err, &ue) || ue.Failed != 60 || !strings.Contains(err.Error(), "bulk: HTTP 500") || strings.Contains(err.Error(), "gave up") {
+			t.Errorf("error = %v, want the 60 documents of the bulk request not stored, without retrying", err)
+		}
+		if n := len(ts.BulkRequests()); n != 1 || stats.Retries != 0 {
+			t.Errorf("%d bulk requests, %d documents retried: a 500 is not retried", n, stats.Retries)
+		}
+	})
 	t.Run("endless 503", func(t *testing.T) {
 		t.Parallel()
 		ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 6})
@@ -500,4 +516,111 @@ func TestOpenSearchReuploadRemovesStaleKPIs(t *testing.T) {
 			checkAllStoredOnce(t, ts, names, again)
 		})
 	}
+}
+
+// A re-upload whose search for stale KPI documents fails has stored its
+// documents all the same: Put says what it stored, makes it visible, and
+// fails naming the clean-up and that the data is stored.
+func TestOpenSearchStaleKPISearchFails(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 13})
+	opts := lts.StoreOptions{}
+	opts.Retry = fastRetries(13)
+	opts.Retry.Timeout = 100 * time.Millisecond
+	s := openOpenSearch(t, ts, opts)
+	ps := ltstest.Payloads(6, ltstest.Options{Seed: 23})
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+	again := ltstest.Payloads(8, ltstest.Options{Seed: 23}) // the same 6 runs and 2 new ones
+	stats, err := s.Put(context.Background(), again)
+	if err == nil {
+		t.Fatal("a failed search for stale KPI documents is not reported")
+	}
+	var ue *opensearch.UploadError
+	if errors.As(err, &ue) {
+		t.Errorf("every document is stored, yet the error is an UploadError: %v", err)
+	}
+	for _, want := range []string{"removing the KPI documents", "HTTP 503", "the payloads and their KPI documents are stored"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if stats.Payloads != 8 || stats.Replaced != 6 || stats.Created != 2 || stats.KPIDocuments != 40 {
+		t.Errorf("stats %+v: Put must say what it stored", stats)
+	}
+	if n, err := s.Count(context.Background(), lts.Query{}); err != nil || n != 8 {
+		t.Errorf("Count after the upload = %d, %v: the indices are not refreshed", n, err)
+	}
+	checkAllStoredOnce(t, ts, lts.IndexNames{}, again)
+}
+
+// TestOpenSearchRetryBudgetSpent: an OpenSearch answering 503 to everything
+// is retried until the whole budget is spent (the last wait clipped to what
+// is left, then one last attempt), by an upload and a query alike, however
+// long the backoff the jitter draws; not given up early when a draw does not
+// fit in what is left.
+func TestOpenSearchRetryBudgetSpent(t *testing.T) {
+	t.Parallel()
+	const budget = 800 * time.Millisecond
+	for _, op := range []string{"upload", "count"} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s/seed=%d", op, seed), func(t *testing.T) {
+				t.Parallel()
+				ts := opensearchtest.Start(t, opensearchtest.Config{Seed: seed})
+				ts.Inject(opensearchtest.Rule{Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+				opts := lts.StoreOptions{}
+				opts.Retry = lts.RetryPolicy{Initial: 100 * time.Millisecond, Max: 2 * budget, Timeout: budget,
+					Rand: rand.New(rand.NewPCG(seed, seed))}
+				s := openOpenSearch(t, ts, opts)
+				start := time.Now()
+				var err error
+				if op == "upload" {
+					_, err = s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 24}))
+				} else {
+					_, err = s.Count(context.Background(), lts.Query{})
+				}
+				took := time.Since(start)
+				if err == nil || !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "gave up after") {
+					t.Fatalf("error = %v", err)
+				}
+				if took < budget || took > budget+time.Second {
+					t.Errorf("gave up after %s with a budget of %s: %v", took, budget, err)
+				}
+			})
+		}
+	}
+}
+
+// TestOpenSearchRetryNotice: the first retry of a store says so, once, on
+// the log at info level (what -q silences with the other status lines),
+// with the server, the cause and the budget; no password shown.
+func TestOpenSearchRetryNotice(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 14, Username: "ci", Password: "s3cr3t-pa55"})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 3, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
+	var logged strings.Builder
+	opts := lts.StoreOptions{Log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo})), MaxBulkDocs: 10}
+	opts.Retry = fastRetries(14)
+	u := strings.Replace(ts.URL, "http://", "http://ci:s3cr3t-pa55@", 1)
+	s := ltstest.Open(t, u, withPi(opts))
+	if _, err := s.Put(context.Background(), ltstest.Payloads(4, ltstest.Options{Seed: 25})); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(context.Background(), lts.Query{}); err != nil || n != 4 {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	want := "opensearch: " + ts.URL + ": HTTP 429: rejected_execution_exception: rejected execution of coordinating operation; retrying for up to 10s (--retry-timeout)"
+	if strings.Count(logged.String(), "retrying for up to") != 1 || !strings.Contains(logged.String(), want) || !strings.Contains(logged.String(), "level=INFO") {
+		t.Errorf("want one info line %q, logged:\n%s", want, logged.String())
+	}
+	if strings.Contains(logged.String(), "s3cr3t") {
+		t.Errorf("the log shows the password:\n%s", logged.String())
+	}
+}
+
+func withPi(opts lts.StoreOptions) lts.StoreOptions {
+	opts.Workloads = []lts.Workload{piWorkload()}
+	return opts
 }
