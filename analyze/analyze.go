@@ -179,6 +179,10 @@ type Result struct {
 	// with that noise.
 	Noise      float64 `json:"noise"`
 	Detectable float64 `json:"detectable_percent"`
+	// HistoryBuilds is the number of history builds the noise was
+	// measured on (spikes left out); below 3 the build-to-build noise is
+	// guessed from the run-to-run noise.
+	HistoryBuilds int `json:"history_builds"`
 	// Floor is the smallest change in percent the gate counts as a
 	// finding: the minimum effect or the noise times the noise factor,
 	// whichever is larger; NaN before the gate.
@@ -206,6 +210,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		CIHigh       *float64  `json:"ci_high"`
 		Noise        *float64  `json:"noise"`
 		Detectable   *float64  `json:"detectable_percent"`
+		HistBuilds   int       `json:"history_builds"`
 		Floor        *float64  `json:"floor_percent"`
 		QValue       *float64  `json:"qvalue"`
 		Details      string    `json:"details"`
@@ -215,7 +220,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Method: r.Method, Status: r.Status, Reason: r.Reason,
 		Current: finite(r.Current), Reference: finite(r.Reference), DeltaPercent: finite(r.DeltaPercent),
 		PValue: finite(r.PValue), Score: finite(r.Score), CILow: finite(r.CILow), CIHigh: finite(r.CIHigh),
-		Noise: finite(r.Noise), Detectable: finite(r.Detectable), Floor: finite(r.Floor), QValue: finite(r.QValue),
+		Noise: finite(r.Noise), Detectable: finite(r.Detectable), HistBuilds: r.HistoryBuilds, Floor: finite(r.Floor), QValue: finite(r.QValue),
 		Details: r.Details, Warnings: r.Warnings,
 	})
 }
@@ -355,6 +360,7 @@ func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, d
 	}
 	p.ref, _ = NewReference(p.points, in.Current, ed)
 	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
+	r.HistoryBuilds = len(p.points) - len(p.ref.Spikes)
 	if math.IsNaN(p.ref.Between) && !math.IsNaN(p.ref.Within) {
 		p.warnings = append(p.warnings, warnf(WarnTooFewPoints,
 			"%d history build(s): too few to measure the build-to-build noise, taken from the run-to-run noise", len(p.points)))

@@ -112,7 +112,12 @@ func (g Gate) Apply(results []*Result) {
 		r.Status = StatusOK
 		if seen := math.Max(r.Floor, r.Detectable); seen > g.MaxNoise {
 			r.Status = StatusNoisy
-			r.Reason = fmt.Sprintf("too noisy to judge: changes under %.1f%% cannot be told from this series' noise (%s)", seen, noiseText(r))
+			if r.HistoryBuilds < minNoisePoints {
+				r.Reason = fmt.Sprintf("too little history to judge: %d build(s) stored; changes under %.1f%% cannot be told from noise until more builds are (%s)",
+					r.HistoryBuilds, seen, noiseText(r))
+			} else {
+				r.Reason = fmt.Sprintf("too noisy to judge: changes under %.1f%% cannot be told from this series' noise (%s)", seen, noiseText(r))
+			}
 		}
 	}
 }

@@ -267,7 +267,7 @@ func TestResultJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"method":"zscore","status":"no-history","reason":"no history for this KPI","current":1,"reference":null,"delta_percent":null,"pvalue":null,"score":null,"ci_low":null,"ci_high":null,"noise":null,"detectable_percent":null,"floor_percent":null,"qvalue":null,"details":""}`
+	want := `{"method":"zscore","status":"no-history","reason":"no history for this KPI","current":1,"reference":null,"delta_percent":null,"pvalue":null,"score":null,"ci_low":null,"ci_high":null,"noise":null,"detectable_percent":null,"history_builds":0,"floor_percent":null,"qvalue":null,"details":""}`
 	if string(data) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", data, want)
 	}

@@ -357,20 +357,23 @@ const (
 	hampelLimit = 5
 )
 
-// hampel marks the spikes of y with the Hampel identifier (Hampel 1974;
-// Pearson 2002, "Outliers in process modeling and identification"): a value
-// is a spike when it departs from the median of its window (hampelHalf
-// values each side, cut at the ends; the last value is judged against the
-// ones before it) by more than hampelLimit times the noise. The noise is
-// the scaled MAD of successive differences over √2, which a step in the
-// series does not inflate, rather than the window's own MAD, which a window
-// of five values cannot estimate. A step of the level moves every later
-// value, so its values are not spikes except, alone, the last one: one
-// build cannot tell a new level from a spike, and is left out of the
-// reference until the next build says which it was.
+// hampel marks the spikes of y with a two-sided Hampel identifier (Hampel
+// 1974; Pearson 2002, "Outliers in process modeling and identification"):
+// a value is a spike when it departs by more than hampelLimit times the
+// noise, the same way, from the median of the hampelHalf values before it
+// and from the median of the hampelHalf values after it (a value at an end
+// is judged against the one side it has). Requiring both sides keeps the
+// two values either side of a step of the level, each of which matches its
+// own side, from being taken for spikes; the last value, which has only the
+// values before it, is a spike when it departs from them: one build cannot
+// tell a new level from a spike, and is left out of the reference until the
+// next build says which it was. The noise is the scaled MAD of successive
+// differences over √2, which neither a step nor a steady drift inflates;
+// the drift (the median difference) is projected over the distance to each
+// neighbour, so that a drifting series has no spikes.
 func hampel(y []float64) []bool {
 	out := make([]bool, len(y))
-	if len(y) < 2*hampelHalf+1 {
+	if len(y) < hampelHalf+2 {
 		return out
 	}
 	diffs := make([]float64, len(y)-1)
@@ -378,18 +381,35 @@ func hampel(y []float64) []bool {
 		diffs[i] = y[i+1] - y[i]
 	}
 	noise := MAD(diffs) / math.Sqrt2
+	drift := Median(diffs)
 	if !(noise > 0) {
 		return out
 	}
-	for i := range y {
-		lo, hi := max(0, i-hampelHalf), min(len(y), i+hampelHalf+1)
-		window := make([]float64, 0, hi-lo)
-		for j := lo; j < hi; j++ {
-			if j != i {
-				window = append(window, y[j])
-			}
+	// side is the departure of y[i] from the median of its neighbours
+	// from lo to hi (exclusive), each projected along the drift; NaN when
+	// there are none.
+	side := func(i, lo, hi int) float64 {
+		lo, hi = max(lo, 0), min(hi, len(y))
+		if lo >= hi {
+			return math.NaN()
 		}
-		out[i] = math.Abs(y[i]-Median(window)) > hampelLimit*noise
+		w := make([]float64, 0, hi-lo)
+		for j := lo; j < hi; j++ {
+			w = append(w, y[j]+drift*float64(i-j))
+		}
+		return y[i] - Median(w)
+	}
+	limit := hampelLimit * noise
+	for i := range y {
+		before, after := side(i, i-hampelHalf, i), side(i, i+1, i+1+hampelHalf)
+		switch {
+		case math.IsNaN(before):
+			out[i] = math.Abs(after) > limit
+		case math.IsNaN(after):
+			out[i] = math.Abs(before) > limit
+		default:
+			out[i] = math.Abs(before) > limit && math.Abs(after) > limit && (before > 0) == (after > 0)
+		}
 	}
 	return out
 }
