@@ -112,22 +112,52 @@ func testRunPoint(args []string) int {
 type node struct {
 	t      testing.TB
 	client k8s.Interface
+	root   string // the pods' emptyDirs
 	mu     sync.Mutex
 	logs   map[string][]byte    // pod name -> log
 	procs  map[string]*exec.Cmd // job name -> running container
+	termed map[string]bool      // job name -> its container was sent SIGTERM
+	halted bool                 // the node is stopping: no container may go on
 	seen   map[string]bool
 	jobs   map[string]batchv1.Job // as created
+	pods   sync.WaitGroup         // runPod goroutines
 	stop   chan struct{}
 	done   chan struct{}
 }
 
+// nodeGrace is how long a container has between SIGTERM and SIGKILL when
+// the node stops (a kubelet's terminationGracePeriodSeconds).
+const nodeGrace = 10 * time.Second
+
+// startNode starts the node; the test's cleanup stops it and waits for
+// every container to exit. The executor does not wait for the pods of the
+// Jobs it deletes (they write only into their emptyDir, never into the
+// local results tree), so a container told to stop may still be writing
+// its run directory when the test returns: the node's cleanup, registered
+// after its emptyDirs' TempDir, runs before they are removed.
 func startNode(t testing.TB, client k8s.Interface) *node {
-	n := &node{t: t, client: client, logs: map[string][]byte{}, procs: map[string]*exec.Cmd{},
-		seen: map[string]bool{}, jobs: map[string]batchv1.Job{}, stop: make(chan struct{}), done: make(chan struct{})}
+	n := &node{t: t, client: client, root: t.TempDir(), logs: map[string][]byte{}, procs: map[string]*exec.Cmd{},
+		termed: map[string]bool{}, seen: map[string]bool{}, jobs: map[string]batchv1.Job{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go n.loop()
 	t.Cleanup(func() {
 		close(n.stop)
 		<-n.done
+		exited := make(chan struct{})
+		go func() {
+			n.pods.Wait()
+			close(exited)
+		}()
+		select {
+		case <-exited:
+			return
+		case <-time.After(nodeGrace):
+		}
+		n.mu.Lock()
+		for _, p := range n.procs {
+			p.Process.Kill()
+		}
+		n.mu.Unlock()
+		<-exited
 	})
 	return n
 }
@@ -137,9 +167,12 @@ func (n *node) loop() {
 	for {
 		select {
 		case <-n.stop:
+			// As a kubelet: SIGTERM, so that run-point stops its PI
+			// (SIGKILL would leave it running); startNode's cleanup waits.
 			n.mu.Lock()
+			n.halted = true
 			for _, p := range n.procs {
-				p.Process.Kill()
+				p.Process.Signal(syscall.SIGTERM)
 			}
 			n.mu.Unlock()
 			return
@@ -158,15 +191,19 @@ func (n *node) loop() {
 				n.mu.Lock()
 				n.jobs[j.Name] = j
 				n.mu.Unlock()
-				go n.runPod(j)
+				n.pods.Add(1)
+				go func() {
+					defer n.pods.Done()
+					n.runPod(j)
+				}()
 			}
 		}
 		// A deleted Job's pod dies (the garbage collector's part).
 		n.mu.Lock()
 		for name, p := range n.procs {
-			if !live[name] {
+			if !live[name] && !n.termed[name] {
 				p.Process.Signal(syscall.SIGTERM)
-				delete(n.procs, name)
+				n.termed[name] = true
 			}
 		}
 		n.mu.Unlock()
@@ -209,7 +246,11 @@ func (n *node) runPod(j batchv1.Job) {
 	}
 	c := j.Spec.Template.Spec.Containers[0]
 	// Each pod has its own emptyDir.
-	emptyDir := n.t.TempDir()
+	emptyDir, err := os.MkdirTemp(n.root, "pod")
+	if err != nil {
+		n.t.Errorf("pod emptyDir: %v", err)
+		return
+	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		a = strings.ReplaceAll(a, filepath.Dir(podDir), emptyDir)
@@ -226,9 +267,12 @@ func (n *node) runPod(j batchv1.Job) {
 	}
 	n.mu.Lock()
 	n.procs[j.Name] = cmd
+	if n.halted {
+		cmd.Process.Signal(syscall.SIGTERM)
+	}
 	n.mu.Unlock()
 	setStatus(corev1.PodRunning, "", &corev1.ContainerState{Running: &corev1.ContainerStateRunning{}})
-	err := cmd.Wait()
+	err = cmd.Wait()
 	n.mu.Lock()
 	delete(n.procs, j.Name)
 	n.logs[pod.Name] = log.Bytes()
