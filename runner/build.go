@@ -47,11 +47,11 @@ const DefaultGitTimeout = 5 * time.Second
 //
 // The id is --build-id when given; else, in CI, "<engine>-<run id>", with
 // "-<attempt>" when GitHub Actions re-runs a workflow (attempt 2 and
-// later); else the commit: --commit as given, else git's HEAD, suffixed
-// "-dirty-<the first 8 characters of the invocation id>" when tracked files
-// have uncommitted changes (untracked files do not count: a results
-// directory inside the working tree must not make every run dirty); else
-// "run-<invocation id>". Commit, ref and time are taken
+// later); else the commit: --commit or the CI's as given, else git's HEAD,
+// suffixed "-dirty-<the first 8 characters of the invocation id>" when
+// tracked files have uncommitted changes (untracked files do not count: a
+// results directory inside the working tree must not make every run
+// dirty); else "run-<invocation id>". Commit, ref and time are taken
 // from the best source that knows them, whatever gave the id: the commit
 // from --commit, the CI or git; the ref from --ref, the CI or git's branch
 // (none on a detached HEAD); the time is the commit's (the CI's commit
