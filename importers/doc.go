@@ -7,10 +7,12 @@
 // per configuration and repetition, each with its settings, the files its
 // run directory holds, its build when the input tells it, and its exit
 // code. Write then lays them out as seshat run does:
-// <results>/<expe>/<NNN>__<slug>/ with settings.yaml, the files, build.json,
-// .uuid (derived from the input, so importing the same file again gives
-// the same ids and re-uploading changes nothing) and exit_code last, and
-// keeps each original input under <results>/<expe>/original/.
+// <results>/<expe>/<NNN>__<slug>/ with settings.yaml, the files, build.json
+// (named as seshat run names a build: the CI run, else the commit, else,
+// when only a ref or a time is known, the import), .uuid (derived from the
+// input, so importing the same file again gives the same ids and
+// re-uploading changes nothing) and exit_code last, and keeps each original
+// input under <results>/<expe>/original/.
 //
 // The runs of gobench, pytest-benchmark and MLPerf are read by workloads
 // declared in files embedded here (workloads/*.yaml), registered at init:

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -81,7 +82,7 @@ func (gobench) Read(in Input, opts Options) ([]Run, []string, error) {
 	return runs, warnings, nil
 }
 
-func gobenchRun(rec *benchfmt.Result, start time.Time, build *Build, units map[string]map[string]string) (Run, error) {
+func gobenchRun(rec *benchfmt.Result, start time.Time, build *models.Build, units map[string]map[string]string) (Run, error) {
 	full := string(rec.Name.Full())
 	bench, procs := full, 0
 	if m := procsSuffix.FindStringSubmatch(full); m != nil {

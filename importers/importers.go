@@ -18,6 +18,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -31,24 +32,22 @@ type Input struct {
 	ModTime time.Time
 }
 
-// Build is what was under test (DESIGN §4's build.json).
-type Build struct {
-	ID     string    `json:"id,omitempty"`
-	Commit string    `json:"commit,omitempty"`
-	Ref    string    `json:"ref,omitempty"`
-	CI     *CI       `json:"ci,omitempty"`
-	Time   time.Time `json:"time,omitzero"`
-}
-
-// CI names the CI job that produced a build.
-type CI struct {
-	Engine string `json:"engine,omitempty"`
-	RunID  string `json:"run_id,omitempty"`
-	URL    string `json:"url,omitempty"`
-}
-
-func (b *Build) empty() bool {
+func buildEmpty(b *models.Build) bool {
 	return b == nil || (b.ID == "" && b.Commit == "" && b.Ref == "" && b.CI == nil && b.Time.IsZero())
+}
+
+// completeBuild gives a build that names none the id seshat run would:
+// its CI run's, else its commit (models.Build.DerivedID), else one for the
+// whole import, derived from its inputs so that importing them again gives
+// the same.
+func completeBuild(b models.Build, digest []byte) models.Build {
+	if b.ID == "" {
+		b.ID = b.DerivedID()
+	}
+	if b.ID == "" {
+		b.ID = fmt.Sprintf("import-%x", digest[:6])
+	}
+	return b
 }
 
 // Run is one run directory to write.
@@ -58,7 +57,8 @@ type Run struct {
 	Settings map[string]any
 	// Files are written in the directory, by name (slash-separated).
 	Files map[string][]byte
-	Build *Build
+	// Build is what was under test (build.json); nil when nothing tells.
+	Build *models.Build
 	// ExitCode is the run's exit status (0 unless the input says it failed).
 	ExitCode int
 }
@@ -66,7 +66,7 @@ type Run struct {
 // Options are the flags of `seshat import`.
 type Options struct {
 	// Build overrides, field by field, what the inputs tell of the build.
-	Build Build
+	Build models.Build
 	// Time is the runs' start when the input has none (else the input's
 	// modification time).
 	Time time.Time
@@ -255,8 +255,8 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 		for name, data := range r.Files {
 			files[name] = data
 		}
-		if !r.Build.empty() {
-			b, err := json.MarshalIndent(r.Build, "", "  ")
+		if !buildEmpty(r.Build) {
+			b, err := json.MarshalIndent(completeBuild(*r.Build, digest), "", "  ")
 			if err != nil {
 				return err
 			}
@@ -297,8 +297,8 @@ func runUUID(format string, digest []byte, i int) string {
 }
 
 // merge applies the build flags over what the input told.
-func (o Options) merge(b *Build) *Build {
-	out := Build{}
+func (o Options) merge(b *models.Build) *models.Build {
+	out := models.Build{}
 	if b != nil {
 		out = *b
 	}
@@ -322,7 +322,7 @@ func (o Options) merge(b *Build) *Build {
 
 // start is when the runs of an input started: --time, else the build's
 // time, else the input's modification time.
-func (o Options) start(b *Build, in Input) time.Time {
+func (o Options) start(b *models.Build, in Input) time.Time {
 	switch {
 	case !o.Time.IsZero():
 		return o.Time.UTC()

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden artifact trees in testdata/golden")
@@ -93,7 +96,7 @@ func TestImportGoldens(t *testing.T) {
 		opts   Options
 		runs   int
 	}{
-		{"gobench", []string{"testdata/gobench/old.txt"}, Options{Time: at, Build: Build{Commit: "0123abc", Ref: "main"}}, 32},
+		{"gobench", []string{"testdata/gobench/old.txt"}, Options{Time: at, Build: models.Build{Commit: "0123abc", Ref: "main"}}, 32},
 		{"pytest-benchmark", []string{"testdata/pytest/benchmark.json"}, Options{}, 5},
 		{"mlperf", []string{"testdata/mlperf/offline/mlperf_log_summary.txt", "testdata/mlperf/singlestream/mlperf_log_summary.txt"}, Options{Time: at}, 2},
 		{"thoth", []string{"testdata/thoth/inspection-test-e666815e.json"}, Options{}, 5},
@@ -148,5 +151,58 @@ func TestImportRepeatsAcrossInputs(t *testing.T) {
 	last, err := filepath.Glob(filepath.Join(dir, "both", "063__*"))
 	if err != nil || len(last) != 1 || !strings.HasSuffix(last[0], "_repeat=15") {
 		t.Errorf("last run %v, want the 16th repeat of Itoa", last)
+	}
+}
+
+// TestWriteCompletesTheBuild: build.json always names its build, as seshat
+// run names it: the CI run, else the commit, else the import (the same
+// id when the same inputs are imported again); no build, no build.json.
+func TestWriteCompletesTheBuild(t *testing.T) {
+	t.Parallel()
+	in := []Input{{Name: "bench.txt", Data: []byte("BenchmarkX 1 2 ns/op\n")}}
+	tests := []struct {
+		name  string
+		build *models.Build
+		want  string // the id; "" for no build.json
+	}{
+		{"--commit", &models.Build{Commit: "0123abc"}, "0123abc"},
+		{"CI run", &models.Build{Commit: "0123abc", CI: &models.CI{Engine: "jenkins", RunID: "perf-17"}}, "jenkins-perf-17"},
+		{"--build-id", &models.Build{ID: "nightly-3", Commit: "0123abc"}, "nightly-3"},
+		{"--ref alone", &models.Build{Ref: "main"}, "import-"},
+		{"nothing", nil, ""},
+		{"empty", &models.Build{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var ids []string
+			for range 2 {
+				dir := filepath.Join(t.TempDir(), "e")
+				if err := Write(dir, "gobench", in, []Run{{Slug: "x", Settings: map[string]any{"workload": "gobench"}, Build: tt.build}}); err != nil {
+					t.Fatal(err)
+				}
+				data, err := os.ReadFile(filepath.Join(dir, "000__x", "build.json"))
+				if tt.want == "" {
+					if err == nil {
+						t.Errorf("build.json written for no build:\n%s", data)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := parsers.Build("build.json", data)
+				if err != nil {
+					t.Fatalf("build.json does not parse: %v\n%s", err, data)
+				}
+				if !strings.HasPrefix(b.ID, tt.want) || !strings.Contains(string(data), `"id"`) {
+					t.Errorf("build.json id %q, want %q\n%s", b.ID, tt.want, data)
+				}
+				ids = append(ids, b.ID)
+			}
+			if ids[0] != ids[1] {
+				t.Errorf("importing the same input twice gave builds %q and %q", ids[0], ids[1])
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -54,7 +55,7 @@ func (pytestBenchmark) Read(in Input, opts Options) ([]Run, []string, error) {
 	if doc.Benchmarks == nil || doc.MachineInfo == nil {
 		return nil, nil, &parsers.SyntaxError{File: in.Name, Msg: "not a pytest-benchmark JSON document: want machine_info and benchmarks (--benchmark-json output)"}
 	}
-	build := &Build{}
+	build := &models.Build{}
 	if id, _ := doc.CommitInfo["id"].(string); id != "" && id != "unknown" {
 		build.Commit = id
 	}

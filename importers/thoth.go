@@ -121,7 +121,7 @@ func readAmun(in Input, opts Options) ([]Run, []string, error) {
 			versions[strings.ToLower(pkg)] = ver
 		}
 	}
-	build := &Build{ID: doc.InspectionID}
+	build := &models.Build{ID: doc.InspectionID}
 	if t, ok := amunTime(doc.Created); ok {
 		build.Time = t
 	}

@@ -4,7 +4,8 @@
 //
 // Payloads are built leniently from whatever a parse produced (Build,
 // BuildAll: EntryPayloads, each with its warnings), so that `seshat kpis`
-// still exports what it can. They are validated strictly only when written
+// still exports what it can. metadata.build is the entry's build.json
+// (store.Entry.Build), never a label, so it never splits a series. They are validated strictly only when written
 // (ValidateAll, SplitValid): the payload's struct tags, then its workload's
 // labels model and KPIs, with every problem named by entry path and JSON
 // field. ReadPayloads reads an LTS file back into EntryPayloads that

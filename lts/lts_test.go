@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,6 +132,40 @@ func TestBuild(t *testing.T) {
 	}
 	if k := p.KPIs["cpu_seconds"]; k.Value != 1.75 || !k.LowerBetter || k.TestUUID != uuidA || !k.Timestamp.Equal(t0) {
 		t.Errorf("cpu_seconds = %+v", k)
+	}
+}
+
+// TestBuildCarriesTheBuild: the entry's build.json becomes metadata.build,
+// never a label; without one the payload has none, and both are valid.
+func TestBuildCarriesTheBuild(t *testing.T) {
+	t.Parallel()
+	build := &models.Build{ID: "gitlab-777", Commit: "fedcba98", Ref: "main", Time: t0,
+		CI: &models.CI{Engine: "gitlab", RunID: "777", URL: "https://gitlab.example/acme/stack/-/pipelines/777"}}
+	for _, b := range []*models.Build{build, nil} {
+		e := toyEntry("expe/001__a", uuidA)
+		e.Build = b
+		p, warnings := Build(e, toy{}, Options{})
+		if len(warnings) != 0 {
+			t.Errorf("warnings: %v", warnings)
+		}
+		if !reflect.DeepEqual(p.Metadata.Build, b) {
+			t.Errorf("metadata.build %+v, want %+v", p.Metadata.Build, b)
+		}
+		for k, v := range p.Metadata.Labels {
+			if strings.Contains(k, "build") || (b != nil && (v == b.ID || v == b.Commit)) {
+				t.Errorf("label %s=%s: the build must not split a series", k, v)
+			}
+		}
+		if err := Validate(p, toyCatalog); err != nil {
+			t.Errorf("build %+v: Validate: %v", b, err)
+		}
+		data, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(data), `"build":{"id":"gitlab-777"`); has != (b != nil) {
+			t.Errorf("payload JSON %s: metadata.build present %v, want %v", data, has, b != nil)
+		}
 	}
 }
 

@@ -65,6 +65,9 @@ func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string)
 			Settings:         map[string]any(e.Settings),
 			Labels:           map[string]string{},
 			URLs:             map[string]string{},
+			// The build is the run directory's, whatever the workload: it
+			// never goes into labels, so it never splits a series.
+			Build: e.Build,
 		},
 	}
 	if p.Metadata.Settings == nil {

@@ -24,3 +24,19 @@ type CI struct {
 	RunID  string `json:"run_id,omitempty"`
 	URL    string `json:"url,omitempty" validate:"omitempty,url"`
 }
+
+// DerivedID is the id of a build that names none (a build.json written by
+// another tool, or by hand): "<engine>-<run id>" when a CI run made it
+// ("ci-<run id>" when the engine is not named), else its commit, else ""
+// (nothing to name it by). seshat run writes the id itself, by the same
+// rule with more to go on (runner.DetectBuild).
+func (b Build) DerivedID() string {
+	if b.CI != nil && b.CI.RunID != "" {
+		engine := b.CI.Engine
+		if engine == "" {
+			engine = "ci"
+		}
+		return engine + "-" + b.CI.RunID
+	}
+	return b.Commit
+}

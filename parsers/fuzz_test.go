@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // addSeeds seeds f with the files of testdata/seeds/<kind> and with every
@@ -154,6 +155,33 @@ func FuzzJSONMatchesEncodingJSON(f *testing.F) {
 		err, wantErr = JSON("pi.json", data, &g), json.Unmarshal(data, &w)
 		if (err != nil) != (wantErr != nil) || (err == nil && !reflect.DeepEqual(g, w)) {
 			t.Fatalf("generic: %v (%v), encoding/json: %v (%v)", g, err, w, wantErr)
+		}
+	})
+}
+
+func FuzzBuild(f *testing.F) {
+	addSeeds(f, "build", "build.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Build("build.json", data)
+		if err != nil {
+			checkSyntaxError(t, err, data)
+			return
+		}
+		// What is accepted goes into a payload as is: it must pass strict
+		// validation, and read back the same once written.
+		if b.ID == "" || b.Time.Location() != time.UTC {
+			t.Fatalf("accepted %q as %+v", data, b)
+		}
+		if err := models.Validate(b); err != nil {
+			t.Fatalf("accepted %q as an invalid build: %v", data, err)
+		}
+		out, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("%+v does not encode: %v", b, err)
+		}
+		again, err := Build("build.json", out)
+		if err != nil || !reflect.DeepEqual(again, b) {
+			t.Fatalf("%s does not round-trip: %+v, %v", out, again, err)
 		}
 	})
 }

@@ -6,9 +6,11 @@
 // product of list-valued settings, each repeat told apart by `@repeat`.
 // CheckSettings refuses the settings no point's workload reads (a typo
 // must not run with the default) unless extra_settings declares them.
+// DetectBuild tells, once per invocation, what is under test: the flags,
+// else the CI's environment, else git, else the invocation itself.
 // Run creates <results>/<expe>/<NNN>__<slug> for each point, writes
-// settings.yaml, .uuid and config.yaml, executes the workload's child
-// command (Execute: own process group and, where the host allows, own
+// settings.yaml, .uuid, config.yaml and build.json, executes the workload's
+// child command (Execute: own process group and, where the host allows, own
 // cgroup, else seshat as child subreaper, so that the timeout and the end
 // of the run kill every descendant, detached or not; logs to
 // files, rusage), then writes hwinfo.json (collected once per invocation by

@@ -19,6 +19,7 @@ const (
 	SettingsFile = "settings.yaml"
 	UUIDFile     = ".uuid"
 	ConfigFile   = "config.yaml"
+	BuildFile    = "build.json"
 	HWInfoFile   = "hwinfo.json"
 	UsageFile    = "usage.json"
 	StdoutFile   = "stdout.log"

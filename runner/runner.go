@@ -45,6 +45,10 @@ type Options struct {
 	Progress Progress
 	// Executor runs the points (nil: Local, a child process each).
 	Executor Executor
+	// Build is what is under test, written as build.json in every run
+	// directory (DetectBuild; nil: Run gives the invocation an id of its
+	// own, InvocationBuild).
+	Build *models.Build
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -170,6 +174,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if pa, ok := prog.(PlanAware); ok {
 		pa.SetPlan(plan)
 	}
+	if opts.Build == nil {
+		b := InvocationBuild("", start)
+		opts.Build = &b
+	}
 	t := &Tracker{opts: opts, prog: prog, s: Summary{Total: len(plan)}}
 	prog.Start(len(plan))
 	defer prog.Finish()
@@ -200,7 +208,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	if err != nil {
 		return pl.Dir, Outcome{}, err
 	}
-	dir, err := PrepareRun(pl)
+	dir, err := PrepareRun(pl, opts.Build)
 	if err != nil {
 		return dir, Outcome{}, err
 	}
@@ -214,10 +222,11 @@ func lookupWorkload(lookup func(string) (workloads.Runner, error), settings map[
 }
 
 // PrepareRun creates the run directory of pl (or empties the interrupted
-// run's directory it reuses) and writes what is known before the run. It
-// returns the directory's absolute path: the child runs in it, so every
+// run's directory it reuses) and writes what is known before the run:
+// settings.yaml, .uuid, config.yaml and, when build is not nil, build.json.
+// It returns the directory's absolute path: the child runs in it, so every
 // path it is given must be absolute.
-func PrepareRun(pl Planned) (string, error) {
+func PrepareRun(pl Planned, build *models.Build) (string, error) {
 	var dir string
 	var err error
 	if pl.Reuse {
@@ -234,7 +243,7 @@ func PrepareRun(pl Planned) (string, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return pl.Dir, err
 	}
-	return dir, writePrelude(dir, pl.Point)
+	return dir, writePrelude(dir, pl.Point, build)
 }
 
 // pointEnv is what running one point in its directory needs besides the
@@ -318,9 +327,10 @@ func writeExitCode(dir string, code int) error {
 	return atomicfile.WriteFile(filepath.Join(dir, ExitCodeFile), fmt.Appendf(nil, "%d\n", code), 0o644)
 }
 
-// writePrelude writes what is known before the run: settings, UUID and the
-// benchmark entry.
-func writePrelude(dir string, p Point) error {
+// writePrelude writes what is known before the run: settings, UUID, the
+// benchmark entry and the build (when known). Every executor's run directory
+// starts with these (the kubernetes one carries them into the pod).
+func writePrelude(dir string, p Point, build *models.Build) error {
 	settings, err := yaml.Marshal(p.Settings)
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
@@ -341,7 +351,13 @@ func writePrelude(dir string, p Point) error {
 	if err := enc.Encode(p.Config); err != nil {
 		return fmt.Errorf("encode config: %w", err)
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, ConfigFile), config.Bytes(), 0o644)
+	if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), config.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if build == nil {
+		return nil
+	}
+	return writeJSON(filepath.Join(dir, BuildFile), build)
 }
 
 func writeJSON(path string, v any) error {

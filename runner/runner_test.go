@@ -115,7 +115,7 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	}
 	dir := filepath.Join(results, "e", want[2])
 	files := runDirs(t, dir)
-	wantFiles := []string{UUIDFile, ConfigFile, ExitCodeFile, HWInfoFile, SettingsFile, StderrFile, StdoutFile, UsageFile}
+	wantFiles := []string{UUIDFile, BuildFile, ConfigFile, ExitCodeFile, HWInfoFile, SettingsFile, StderrFile, StdoutFile, UsageFile}
 	sort.Strings(wantFiles)
 	if !reflect.DeepEqual(files, wantFiles) {
 		t.Errorf("files %v, want %v", files, wantFiles)
@@ -148,6 +148,19 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(dir, StderrFile)); got != "helper stderr\n" {
 		t.Errorf("stderr.log %q", got)
+	}
+	// Without a build, the invocation is one: every run of it says so.
+	var build models.Build
+	decodeStrict(t, filepath.Join(dir, BuildFile), &build)
+	if _, err := uuid.Parse(strings.TrimPrefix(build.ID, "run-")); err != nil || !strings.HasPrefix(build.ID, "run-") || build.Time.IsZero() {
+		t.Errorf("build.json %+v: want run-<invocation uuid> and a time", build)
+	}
+	for _, d := range want {
+		var other models.Build
+		decodeStrict(t, filepath.Join(results, "e", d, BuildFile), &other)
+		if other.ID != build.ID {
+			t.Errorf("%s: build %q, want the invocation's %q", d, other.ID, build.ID)
+		}
 	}
 	var hw models.HWInfo
 	decodeStrict(t, filepath.Join(dir, HWInfoFile), &hw)

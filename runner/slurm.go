@@ -155,7 +155,7 @@ func PrepareRuns(ctx context.Context, opts Options, plan []Planned, t *Tracker) 
 		dir := pl.Dir
 		_, err := lookupWorkload(opts.Lookup, pl.Settings)
 		if err == nil {
-			dir, err = PrepareRun(pl)
+			dir, err = PrepareRun(pl, opts.Build)
 		}
 		plan[i].Dir = dir
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,6 +87,8 @@ func TestSlurmRunsTheMatrix(t *testing.T) {
 	c := slurmFor(t)
 	opts, _ := slurmOpts(t, c, "common_settings:\n  matrix_size: 512\nexpe:\n  e:\n    helper: [exit 0, exit 3, sleep]\n")
 	opts.Timeout = 2 * time.Second
+	build := &models.Build{ID: "gitlab-777", Commit: "fedcba98", CI: &models.CI{Engine: "gitlab", RunID: "777"}}
+	opts.Build = build
 	var log bytes.Buffer
 	opts.Progress = &LogProgress{W: &log, ResultsDir: opts.ResultsDir, Timeout: opts.Timeout}
 	s, err := Run(context.Background(), opts)
@@ -115,6 +118,12 @@ func TestSlurmRunsTheMatrix(t *testing.T) {
 		si := readScheduler(t, dir)
 		if si.Executor != "slurm" || !isArrayTaskID(si.JobID) || si.Node != host || si.State != "" {
 			t.Errorf("%s: scheduler.json %+v", name, si)
+		}
+		// Written before submission, as given.
+		var b models.Build
+		decodeStrict(t, filepath.Join(dir, BuildFile), &b)
+		if !reflect.DeepEqual(&b, build) {
+			t.Errorf("%s: build.json %+v, want %+v", name, b, *build)
 		}
 	}
 	if got := readFile(t, filepath.Join(e, "000__helper=exit-0", StdoutFile)); !strings.Contains(got, "SESHAT_MATRIX_SIZE=512") {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 // CacheFile is the name of the parse cache: one in each directory that
@@ -14,7 +16,7 @@ import (
 const CacheFile = ".seshat_cache.cbor"
 
 // cacheFormat changes when a root's record changes shape.
-const cacheFormat = 4
+const cacheFormat = 5
 
 // The cache is a CBOR sequence: a cacheHeader, then the parse-once result.
 // CBOR rather than JSON because a cached parse is mostly decoding: binary
@@ -37,6 +39,12 @@ type cacheHeader struct {
 	SettingsFile   *FileStamp     `cbor:"8,keyasint,omitempty"`
 	SettingsValues map[string]any `cbor:"9,keyasint,omitempty"`
 	ExitCodeFile   *FileStamp     `cbor:"10,keyasint,omitempty"`
+	// The root's build.json: its stamp (Absent when there is none) and
+	// what it gave, a build or a warning. The record holds while the stamp
+	// does, so editing build.json re-parses the entry.
+	BuildFile    *FileStamp    `cbor:"11,keyasint,omitempty"`
+	Build        *models.Build `cbor:"12,keyasint,omitempty"`
+	BuildWarning string        `cbor:"13,keyasint,omitempty"`
 }
 
 // rootCache is one root's cache file as read at the start of its load, and
@@ -50,6 +58,12 @@ type rootCache struct {
 	settingsStamp  *FileStamp
 	settingsValues map[string]any
 	exitCodeStamp  *FileStamp
+	// The build as read for this load; buildRead is set when build.json
+	// was read (its stamp did not hold), which makes the record stale.
+	buildStamp   *FileStamp
+	build        *models.Build
+	buildWarning string
+	buildRead    bool
 }
 
 var (
@@ -126,7 +140,7 @@ func (rc *rootCache) result(d *dir, p Parser, key cacheKey) (result any, warning
 	if len(rc.body) == 0 {
 		return nil, nil, false, CacheFile + ": corrupt (no result), re-parsing"
 	}
-	if !stillValid(d, h.Deps) {
+	if rc.buildRead || !stillValid(d, h.Deps) {
 		return nil, nil, false, ""
 	}
 	res, err := decodeCached(p, rc.body)
@@ -160,6 +174,7 @@ func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, 
 		Format: cacheFormat, Workload: key.workload, ParserVersion: key.parserVersion,
 		Settings: key.settings, ExitCode: key.exitCode, Deps: deps, Warnings: warnings,
 		SettingsFile: rc.settingsStamp, SettingsValues: rc.settingsValues, ExitCodeFile: rc.exitCodeStamp,
+		BuildFile: rc.buildStamp, Build: rc.build, BuildWarning: rc.buildWarning,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", CacheFile, err)

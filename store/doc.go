@@ -10,14 +10,16 @@
 //  2. Each root's settings are merged from settings.*.yaml files of its
 //     parents, parent first, then its own settings.*.yaml (name order) and
 //     settings.yaml last; filters select roots. exit_code decides the state:
-//     missing is incomplete (not parsed), unreadable is failed.
+//     missing is incomplete (not parsed), unreadable is failed. Whatever
+//     the workload, a parsed root's build.json gives Entry.Build (missing:
+//     an older run, silently; broken: a warning, and no build).
 //  3. Each selected, complete root is parsed by its workload's Parser:
 //     parse-once results come from the cache, one record per root, kept in
 //     one .seshat_cache.cbor file per directory holding roots (a pack), when
 //     the workload and its parser version, the entry's settings and
 //     exit code, the size and mtime of every file parse-once read (or its
-//     absence) and the directory each artifact dirname glob resolved to are
-//     unchanged; parse-always runs every time. A damaged cache is a warning
+//     absence), build.json's included, and the directory each artifact
+//     dirname glob resolved to are unchanged; parse-always runs every time. A damaged cache is a warning
 //     and a re-parse; a cache that cannot be written costs a re-parse next
 //     time, nothing more. A pack is rewritten, atomically, only when one of
 //     its records changed; a checksum guards it. It also remembers each

@@ -210,8 +210,56 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
+	e.Build = l.readBuild(e, d, rc)
 	l.parse(e, r, d, p, rc)
 	return e
+}
+
+// readBuild reads the root's build.json (DESIGN §4), or takes what it gave
+// from the cache while its stamp holds. A missing file is an older run,
+// nothing to report; a broken one is a warning naming it, and no build.
+func (l *loader) readBuild(e *Entry, d *dir, rc *rootCache) *models.Build {
+	if s := rc.header.BuildFile; s != nil && stillValid(d, []FileStamp{*s}) {
+		rc.buildStamp, rc.build, rc.buildWarning = s, rc.header.Build, rc.header.BuildWarning
+	} else {
+		rc.buildRead = true
+		rc.build, rc.buildWarning, rc.buildStamp = readBuildFile(d)
+	}
+	if rc.buildWarning != "" {
+		e.Warnings = append(e.Warnings, rc.buildWarning)
+	}
+	if rc.build == nil {
+		return nil
+	}
+	b := *rc.build // the entry's own: the cache's record is not shared
+	if b.CI != nil {
+		ci := *b.CI
+		b.CI = &ci
+	}
+	return &b
+}
+
+// readBuildFile reads and decodes build.json: the build or a warning, and
+// the stamp that tells when to read it again (nil when it could not be
+// opened for a reason no stamp captures, such as permissions).
+func readBuildFile(d *dir) (*models.Build, string, *FileStamp) {
+	const name = "build.json"
+	data, st, opened, err := d.readFile(name, parsers.BuildLimit)
+	var stamp *FileStamp
+	switch {
+	case opened:
+		stamp = stampOf(name, st)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", &FileStamp{Path: name, Absent: true}
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("%s: unreadable: %v; the run is its own build", name, unwrapPath(err)), stamp
+	}
+	b, err := parsers.Build(name, data)
+	if err != nil {
+		return nil, err.Error() + "; the run is its own build", stamp
+	}
+	return b, "", stamp
 }
 
 func (l *loader) readSettings(path string) settingsResult {

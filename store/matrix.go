@@ -46,6 +46,10 @@ type Entry struct {
 	// Complete means exit_code was present and readable (the run finished,
 	// successfully or not).
 	Complete bool `json:"complete"`
+	// Build is what was under test (build.json), read for the entries
+	// parsed; nil when the run does not say (older runs) or says it badly
+	// (a warning): the run is then its own build.
+	Build *models.Build `json:"build,omitempty"`
 	// Results is the workload's typed result; nil when not parsed.
 	Results  any      `json:"results"`
 	Warnings []string `json:"warnings"`

@@ -49,6 +49,11 @@ type RunConfig struct {
 	Benchmark string `yaml:"benchmark"`
 	Timeout   string `yaml:"timeout"`
 	Python    string `yaml:"python"`
+	// BuildID, Commit and Ref name what is under test (build.json), over
+	// what the CI's environment and git tell.
+	BuildID string `yaml:"build_id"`
+	Commit  string `yaml:"commit"`
+	Ref     string `yaml:"ref"`
 }
 
 // Executor is the `executor` section: where `seshat run` runs the points

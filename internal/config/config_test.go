@@ -78,6 +78,9 @@ func TestFullConfig(t *testing.T) {
 	if f.Workload != "pi" || f.Parse.Filters != "matrix_size=512:1024,dtype=float32" || f.Parse.NoCache == nil || *f.Parse.NoCache {
 		t.Errorf("parse section: %+v", f.Parse)
 	}
+	if f.Run.Python != "python3.11" || f.Run.BuildID != "nightly-12" || f.Run.Commit != "0123abcd" || f.Run.Ref != "main" {
+		t.Errorf("run section: %+v", f.Run)
+	}
 	if f.LTS.OpenSearch.URL != "https://opensearch.example:9200" || f.LTS.OpenSearch.Export.Enabled == nil || !*f.LTS.OpenSearch.Export.Enabled {
 		t.Errorf("lts section: %+v", f.LTS)
 	}

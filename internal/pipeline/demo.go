@@ -13,6 +13,7 @@ import (
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/runner"
 )
 
 //go:embed demodata/benchmark.yaml
@@ -102,8 +103,12 @@ type demo struct {
 	reports, report                        string
 }
 
+// run runs one stack as an invocation of its own, a build of its own
+// whatever the CI's environment or git say of the directory the demo runs
+// in: the demo's history is its stacks, one build each.
 func (d demo) run(ctx context.Context, expe, dir string) error {
-	return Run(ctx, d.env, RunOptions{Benchmark: d.benchmark, ResultsDir: dir, Expe: []string{expe}})
+	b := runner.InvocationBuild("", time.Now())
+	return Run(ctx, d.env, RunOptions{Benchmark: d.benchmark, ResultsDir: dir, Expe: []string{expe}, Build: &b})
 }
 
 func (d demo) upload(ctx context.Context, dir string) error {

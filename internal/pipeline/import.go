@@ -6,6 +6,7 @@ import (
 
 	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // ImportOptions are the options of `seshat import`.
@@ -17,7 +18,7 @@ type ImportOptions struct {
 	// Time and BuildTime are RFC 3339 texts ("" when not given).
 	Time, BuildTime          string
 	CIEngine, CIRunID, CIURL string
-	Build                    importers.Build
+	Build                    models.Build
 }
 
 // Import runs `seshat import`: every input read by the format's importer,
@@ -38,7 +39,10 @@ func Import(env Env, o ImportOptions) error {
 		*t.into = v.UTC()
 	}
 	if o.CIEngine != "" || o.CIRunID != "" || o.CIURL != "" {
-		opts.Build.CI = &importers.CI{Engine: o.CIEngine, RunID: o.CIRunID, URL: o.CIURL}
+		if o.CIURL != "" && models.ValidateValue("--ci-url", o.CIURL, "url") != nil {
+			return exitcode.Errorf(exitcode.InvalidInput, "--ci-url %q: not an absolute URL", o.CIURL)
+		}
+		opts.Build.CI = &models.CI{Engine: o.CIEngine, RunID: o.CIRunID, URL: o.CIURL}
 	}
 	s, err := importers.Import(o.Format, o.Inputs, o.ResultsDir, opts)
 	for _, w := range s.Warnings {

@@ -9,9 +9,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
 	"github.com/seshat-bench/seshat/workloads"
 )
@@ -32,6 +37,13 @@ type RunOptions struct {
 	ExecutorConfig config.Executor
 	// Self is the seshat executable children run as ("" = this process's).
 	Self string
+	// BuildID, Commit and Ref are --build-id, --commit and --ref: what is
+	// under test, over what the CI's environment and git tell
+	// (runner.DetectBuild).
+	BuildID, Commit, Ref string
+	// Build, when set, is the build of every run, as is, and nothing is
+	// detected: what re-runs points of a build under its identity.
+	Build *models.Build
 }
 
 // DefaultWorkload is the workload of points whose settings name none.
@@ -96,6 +108,11 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	if o.Timeout < 0 {
 		return exitcode.Errorf(exitcode.InvalidInput, "--timeout must not be negative")
 	}
+	for _, f := range []struct{ flag, value string }{{"--build-id", o.BuildID}, {"--commit", o.Commit}, {"--ref", o.Ref}} {
+		if strings.IndexFunc(f.value, unicode.IsControl) >= 0 || !utf8.ValidString(f.value) {
+			return exitcode.Errorf(exitcode.InvalidInput, "%s %q: must be one line of text", f.flag, f.value)
+		}
+	}
 	b, err := runner.LoadBenchmark(o.Benchmark)
 	if err != nil {
 		return err
@@ -142,6 +159,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 			return fmt.Errorf("locate the seshat executable: %w", err)
 		}
 	}
+	opts.Build = runBuild(ctx, env, o)
 	if o.DryRun {
 		return dryRun(env, opts)
 	}
@@ -167,6 +185,23 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	return err
 }
 
+// runBuild is the build of this invocation's runs: o.Build, else what
+// runner.DetectBuild tells from the flags, the environment and git in the
+// working directory.
+func runBuild(ctx context.Context, env Env, o RunOptions) *models.Build {
+	if o.Build != nil {
+		b := *o.Build
+		return &b
+	}
+	b, warns := runner.DetectBuild(ctx, runner.BuildSources{ID: o.BuildID, Commit: o.Commit, Ref: o.Ref,
+		Environ: env.Environ, Invocation: uuid.NewString(), Start: time.Now()})
+	for _, w := range warns {
+		env.Log.Warn("build: " + w)
+	}
+	env.Log.Debug("build", "id", b.ID, "commit", b.Commit, "ref", b.Ref)
+	return &b
+}
+
 // dryRun prints one line per point on stdout: its directory (relative to
 // the results directory) or "skip", and its settings.
 func dryRun(env Env, opts runner.Options) error {
@@ -186,7 +221,7 @@ func dryRun(env Env, opts runner.Options) error {
 				toRun++
 			}
 		}
-		fmt.Fprintf(env.Stderr, "seshat run: dry run: %d points, %d to run, nothing submitted\n", len(plan), toRun)
+		fmt.Fprintf(env.Stderr, "seshat run: dry run: build %s: %d points, %d to run, nothing submitted\n", buildID(opts.Build), len(plan), toRun)
 		return nil
 	}
 	toRun := 0
@@ -206,8 +241,15 @@ func dryRun(env Env, opts runner.Options) error {
 		}
 		fmt.Fprintf(env.Stdout, "%s\t%s\n", where, runner.SettingsText(p.Settings))
 	}
-	fmt.Fprintf(env.status(), "seshat run: dry run: %d points, %d to run, nothing written\n", len(plan), toRun)
+	fmt.Fprintf(env.status(), "seshat run: dry run: build %s: %d points, %d to run, nothing written\n", buildID(opts.Build), len(plan), toRun)
 	return nil
+}
+
+func buildID(b *models.Build) string {
+	if b == nil || b.ID == "" {
+		return "(none)"
+	}
+	return b.ID
 }
 
 // pointWorkloads lists the workloads the points run, sorted.

@@ -3,8 +3,8 @@
 // and its run directory comes back through the pod's log, so no shared
 // filesystem is needed.
 //
-// Data flow: runner.PrepareRun writes settings.yaml, .uuid and config.yaml
-// locally; their archive rides in the Job's command (`seshat run-point
+// Data flow: runner.PrepareRun writes settings.yaml, .uuid, config.yaml and
+// build.json locally; their archive rides in the Job's command (`seshat run-point
 // --prelude`), the pod unpacks it, runs the point there (hwinfo.json and
 // usage.json describe the node) and prints the complete run directory as an
 // armoured base64 tar.gz on stdout (`--archive`). The executor polls the

@@ -114,7 +114,7 @@ func (e *Executor) selector() string {
 }
 
 // preludePlaceholder stands for a run's archive in --dry-run manifests.
-const preludePlaceholder = "<settings.yaml, .uuid and config.yaml of the run as a base64 tar.gz>"
+const preludePlaceholder = "<settings.yaml, .uuid, config.yaml, build.json as a base64 tar.gz>"
 
 // DryRun implements runner.DryRunner: the Job manifests, as a YAML stream.
 func (e *Executor) DryRun(w io.Writer, opts runner.Options, plan []runner.Planned) error {

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -343,6 +344,8 @@ func TestKubernetesRunsTheMatrix(t *testing.T) {
 	// The last point fails by itself: its exit code travels back like any data.
 	opts.Points[5].Settings["helper"] = "exit 3"
 	opts.Executor = e
+	build := &models.Build{ID: "github-4242", Commit: "89abcdef", CI: &models.CI{Engine: "github", RunID: "4242"}}
+	opts.Build = build
 	var log bytes.Buffer
 	opts.Progress = &runner.LogProgress{W: &log, ResultsDir: opts.ResultsDir}
 	s, err := runner.Run(context.Background(), opts)
@@ -376,7 +379,7 @@ func TestKubernetesRunsTheMatrix(t *testing.T) {
 			if got := readFile(t, filepath.Join(dir, runner.StdoutFile)); got != "helper output\n" {
 				t.Errorf("%s: stdout.log %q", filepath.Base(dir), got)
 			}
-			for _, f := range []string{runner.SettingsFile, runner.UUIDFile, runner.ConfigFile, runner.UsageFile, runner.StderrFile} {
+			for _, f := range []string{runner.SettingsFile, runner.UUIDFile, runner.ConfigFile, runner.BuildFile, runner.UsageFile, runner.StderrFile} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Errorf("%s: %v", filepath.Base(dir), err)
 				}
@@ -385,8 +388,23 @@ func TestKubernetesRunsTheMatrix(t *testing.T) {
 			t.Errorf("%s: stderr.log %q", filepath.Base(dir), got)
 		}
 	}
-	// The Jobs carried what the config asked for.
+	// The Jobs carried what the config asked for, and the pod got the
+	// run's first files, build.json among them.
 	j := n.job(jobName("0123abcd", 0))
+	args := j.Spec.Template.Spec.Containers[0].Args
+	if i := slices.Index(args, "--prelude"); i < 0 || i+1 >= len(args) {
+		t.Errorf("job args %q lack --prelude", args)
+	} else {
+		pod := t.TempDir()
+		names, err := runner.ExtractPayload([]byte(args[i+1]), pod)
+		var b models.Build
+		if err == nil {
+			err = json.Unmarshal([]byte(readFile(t, filepath.Join(pod, runner.BuildFile))), &b)
+		}
+		if err != nil || !reflect.DeepEqual(&b, build) {
+			t.Errorf("prelude %q: build.json %+v (%v), want %+v", names, b, err, *build)
+		}
+	}
 	spec := j.Spec.Template.Spec
 	if j.Labels[LabelInvocation] != "0123abcd" || j.Labels["team"] != "perf" || j.Labels[LabelManagedBy] != "seshat" ||
 		spec.ServiceAccountName != "seshat" || spec.NodeSelector["gpu"] != "a100" || len(spec.Tolerations) != 1 ||
