@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeHost runs the stand-in PI testdata/pi/fake-rate.sh, whose rate the
+// test sets: the speed of the code under test, a slow phase of the host
+// lasting some runs, and the run-to-run noise.
+type fakeHost struct {
+	dir, speed, slow, store string
+}
+
+func newFakeHost(t *testing.T) *fakeHost {
+	t.Helper()
+	for _, tool := range []string{"sh", "awk"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: the stand-in PI is a shell script", tool)
+		}
+	}
+	dir := t.TempDir()
+	return &fakeHost{dir: dir, speed: filepath.Join(dir, "speed"), slow: filepath.Join(dir, "slow"),
+		store: "sqlite:" + filepath.Join(dir, "lts.db")}
+}
+
+func (h *fakeHost) write(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := os.WriteFile(path, fmt.Appendf(nil, "%v\n", v), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setSpeed sets the speed of the code under test (1 is the usual).
+func (h *fakeHost) setSpeed(t *testing.T, s float64) { h.write(t, h.speed, s) }
+
+// slowPhase makes the next n runs 30% slower.
+func (h *fakeHost) slowPhase(t *testing.T, n int) { h.write(t, h.slow, n) }
+
+// benchmark writes a benchmark file of five runs of the stand-in PI with
+// the given run-to-run noise.
+func (h *fakeHost) benchmark(t *testing.T, noise float64) string {
+	t.Helper()
+	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(h.dir, fmt.Sprintf("benchmark-%g.yaml", noise))
+	src := fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n    command: [sh, %q, %q, %q, \"%g\"]\n",
+		script, h.speed, h.slow, noise)
+	h.write(t, path, src)
+	return path
+}
+
+// night runs the benchmark into a results directory of its own (one
+// build), and uploads it when asked.
+func (h *fakeHost) night(t *testing.T, benchmark, name string, upload bool) string {
+	t.Helper()
+	results := filepath.Join(h.dir, name)
+	if r := runSeshat(t, nil, "run", "-q", "--benchmark", benchmark, "--results-dir", results); r.code != 0 {
+		t.Fatalf("run %s: exit %d: %s", name, r.code, r.stderr)
+	}
+	if upload {
+		if r := runSeshat(t, nil, "upload", "-q", "--results-dir", results, "--store", h.store); r.code != 0 {
+			t.Fatalf("upload %s: exit %d: %s", name, r.code, r.stderr)
+		}
+	}
+	return results
+}
+
+// TestRegressionNightlySameStack: a nightly job re-runs one stack (same
+// framework version every night) on new code; the newest night is 20%
+// slower. The default invocation, with no keys, fails naming the KPIs.
+func TestRegressionNightlySameStack(t *testing.T) {
+	h := newFakeHost(t)
+	bench := h.benchmark(t, 0.01)
+	h.setSpeed(t, 1)
+	for i := 1; i <= 3; i++ {
+		h.night(t, bench, fmt.Sprintf("night%d", i), true)
+	}
+	h.setSpeed(t, 0.8)
+	cur := h.night(t, bench, "night4", false)
+	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 2 || !strings.Contains(r.stderr, "rate_gflops regression") || !strings.Contains(r.stderr, "elapsed_ms regression") {
+		t.Fatalf("exit %d, want 2 naming rate_gflops and elapsed_ms:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	s := summary(t, filepath.Join(h.dir, "report"))
+	if s["regressions"].(float64) != 2 || s["failed"] != true {
+		t.Errorf("summary: %v", s)
+	}
+}
+
+// TestRegressionNoisyHostIdenticalCode: the same code every night on a
+// host whose runs spread 30%: nothing is found, and the report says the
+// series is too noisy to judge instead of a silent ok.
+func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
+	h := newFakeHost(t)
+	bench := h.benchmark(t, 0.3)
+	h.setSpeed(t, 1)
+	for i := 1; i <= 3; i++ {
+		h.night(t, bench, fmt.Sprintf("night%d", i), true)
+	}
+	cur := h.night(t, bench, "night4", false)
+	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, "rate_gflops") && (!strings.Contains(line, "noisy") || !strings.Contains(line, "too noisy to judge")) {
+			t.Errorf("rate_gflops is not noisy with its reason: %s", line)
+		}
+	}
+	if s := summary(t, filepath.Join(h.dir, "report")); s["noisy"].(float64) < 2 || s["failed"] != false {
+		t.Errorf("summary: %v", s)
+	}
+}
