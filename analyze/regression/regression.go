@@ -205,9 +205,9 @@ type series struct {
 	records  []lts.Record
 	cmpKey   []string // per record: canonical comparison labels
 	cmpValue []string // per record: the comparison value people read
-	// builds of the current runs of this series, and the earliest current
-	// run: stored runs of those builds, or of builds started later, are
-	// not history.
+	// builds of the current runs of this series with their comparison
+	// value, and the earliest current run: stored runs of those builds at
+	// those values, or of builds started later, are not history.
 	current map[string]bool
 	first   time.Time
 }
@@ -298,7 +298,7 @@ func (a *analysis) group(runs []Run) {
 				s = &series{workload: r.Workload, labels: labels, key: skey, current: map[string]bool{}}
 				a.series[skey] = s
 			}
-			s.current[r.BuildID()] = true
+			s.current[r.BuildID()+"\x00"+canonical(cmpLabels)] = true
 			if s.first.IsZero() || r.Time.Before(s.first) {
 				s.first = r.Time
 			}
@@ -446,7 +446,7 @@ func (a *analysis) query(ctx context.Context, history lts.Store, workload string
 			continue
 		}
 		switch {
-		case d.s.current[rec.BuildID()]:
+		case d.s.current[rec.BuildID()+"\x00"+d.cmpKey]:
 			a.rep.History.SameBuild++
 			continue
 		case !d.s.first.IsZero() && rec.Time.After(d.s.first):

@@ -451,3 +451,35 @@ func entryNames(rep *regression.Report) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// TestSameBuildIsNotHistory: stored runs of the current build at the
+// current comparison value (uploaded before the analysis, or by a parallel
+// job of the same CI run) are not history; the same build at another
+// comparison value is, and so is every earlier build at the same value.
+func TestSameBuildIsNotHistory(t *testing.T) {
+	t.Parallel()
+	h := newHistory()
+	put := func(uuid, build, version string, hour int, rate float64) {
+		p := &models.Payload{Metadata: models.Metadata{TestUUID: uuid, Start: t0.Add(time.Duration(hour) * time.Hour), Workload: "pi",
+			Labels: labels("version", version, "size", "64"), Build: &models.Build{ID: build}},
+			KPIs: map[string]models.KPIValue{"rate": {Value: rate, Unit: "GFLOPS"}}}
+		if _, err := h.Put(context.Background(), []*models.Payload{p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a1", "nightly-1", "v1", 1, 50)
+	put("a2", "nightly-2", "v1", 2, 51)
+	put("b1", "nightly-3", "v0", 3, 30)   // the current build, another version: history
+	put("b2", "nightly-3", "v1", 4, 99)   // the current build and version: not history
+	put("c1", "nightly-4", "v1", 500, 10) // a later build: not history
+	cur := run("cur", "c9", "v1", "64", 50)
+	cur.Build = &models.Build{ID: "nightly-3"}
+	rep := analyseWith(t, "mannwhitney", h, []regression.Run{cur}, nil)
+	r := result(t, rep, 1, "rate")
+	if got := pointLabels(r.History); got != "v1=50 v1=51 v0=30" {
+		t.Errorf("history %s, want v1=50 v1=51 v0=30", got)
+	}
+	if rep.History.SameBuild != 1 || rep.History.Later != 1 || rep.History.Builds != 3 {
+		t.Errorf("history stats %+v", rep.History)
+	}
+}

@@ -56,12 +56,14 @@ func (h *fakeHost) benchmark(t *testing.T, noise float64) string {
 	return path
 }
 
-// night runs the benchmark into a results directory of its own (one
-// build), and uploads it when asked.
+// night runs the benchmark into a results directory of its own, as a
+// build of its own (as a CI run is; the tests run in one git checkout,
+// whose commit would otherwise name every night's build), and uploads it
+// when asked.
 func (h *fakeHost) night(t *testing.T, benchmark, name string, upload bool) string {
 	t.Helper()
 	results := filepath.Join(h.dir, name)
-	if r := runSeshat(t, nil, "run", "-q", "--benchmark", benchmark, "--results-dir", results); r.code != 0 {
+	if r := runSeshat(t, nil, "run", "-q", "--benchmark", benchmark, "--results-dir", results, "--build-id", "ci-"+name); r.code != 0 {
 		t.Fatalf("run %s: exit %d: %s", name, r.code, r.stderr)
 	}
 	if upload {
