@@ -361,11 +361,6 @@ func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, d
 	p.ref, _ = NewReference(p.points, in.Current, ed)
 	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
 	r.HistoryBuilds = len(p.points) - len(p.ref.Spikes)
-	if math.IsNaN(p.ref.Between) && !math.IsNaN(p.ref.Within) {
-		p.warnings = append(p.warnings, warnf(WarnTooFewPoints,
-			"%d history build(s): too few to measure the build-to-build noise, taken from the run-to-run noise", len(p.points)))
-		r.Warnings = p.warnings
-	}
 	return p, r, false
 }
 

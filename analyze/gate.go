@@ -113,8 +113,8 @@ func (g Gate) Apply(results []*Result) {
 		if seen := math.Max(r.Floor, r.Detectable); seen > g.MaxNoise {
 			r.Status = StatusNoisy
 			if r.HistoryBuilds < minNoisePoints {
-				r.Reason = fmt.Sprintf("too little history to judge: %d build(s) stored; changes under %.1f%% cannot be told from noise until more builds are (%s)",
-					r.HistoryBuilds, seen, noiseText(r))
+				r.Reason = fmt.Sprintf("too little history to judge: %s; changes under %.1f%% cannot be told from noise until more builds are (%s)",
+					storedBuilds(r.HistoryBuilds), seen, noiseText(r))
 			} else {
 				r.Reason = fmt.Sprintf("too noisy to judge: changes under %.1f%% cannot be told from this series' noise (%s)", seen, noiseText(r))
 			}
@@ -134,4 +134,11 @@ func noiseText(r *Result) string {
 		return "noise unknown"
 	}
 	return fmt.Sprintf("standard error %.2f%% against its reference", r.Noise*100)
+}
+
+func storedBuilds(n int) string {
+	if n == 1 {
+		return "1 build stored"
+	}
+	return fmt.Sprintf("%d builds stored", n)
 }

@@ -504,7 +504,11 @@ func (r Reference) Describe(n int) string {
 	if r.TrendPercent != 0 {
 		fmt.Fprintf(&b, " on a trend of %+.2f%%/build (Mann-Kendall p=%.2g)", r.TrendPercent, r.TrendPValue)
 	}
-	fmt.Fprintf(&b, "; spread build-to-build %s, run-to-run %s", pct(r.Between), pct(r.Within))
+	between := pct(r.Between)
+	if math.IsNaN(r.Between) {
+		between = "not measurable on so few builds, taken from run-to-run"
+	}
+	fmt.Fprintf(&b, "; spread build-to-build %s, run-to-run %s", between, pct(r.Within))
 	return b.String()
 }
 

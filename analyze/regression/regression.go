@@ -86,6 +86,47 @@ type Report struct {
 	// removal from the ack file.
 	UnusedAcks []Ack
 	Summary    Summary
+	// Confirm says what re-running the suspect points did (--confirm);
+	// nil when nothing was re-run.
+	Confirm *Confirm
+}
+
+// Confirm is what `seshat regression --confirm N` did before judging: the
+// points of the findings that would have failed the analysis were re-run
+// N more times, and the current builds judged again on all their runs.
+type Confirm struct {
+	Rounds int `json:"rounds"`
+	// Points re-run, Runs made (RunsFailed of them failed).
+	Points     int `json:"points"`
+	Runs       int `json:"runs"`
+	RunsFailed int `json:"runs_failed"`
+	// Confirmed findings still fail; Cleared ones no longer do.
+	Confirmed []Suspect `json:"confirmed"`
+	Cleared   []Suspect `json:"cleared"`
+}
+
+// Suspect is a finding before and after --confirm.
+type Suspect struct {
+	Entry string `json:"entry"`
+	KPI   string `json:"kpi"`
+	// Before and After are the status and change on the first runs and on
+	// all of them.
+	Before      analyze.Status `json:"before"`
+	After       analyze.Status `json:"after"`
+	DeltaBefore float64        `json:"delta_before_percent"`
+	DeltaAfter  float64        `json:"delta_after_percent"`
+	RunsBefore  int            `json:"runs_before"`
+	RunsAfter   int            `json:"runs_after"`
+}
+
+// Text tells a suspect's fate in a line.
+func (s Suspect) Text() string {
+	fate := "confirmed"
+	if s.After != analyze.StatusRegression && s.After != analyze.StatusImprovement {
+		fate = "cleared"
+	}
+	return fmt.Sprintf("%s by re-running: %s %+.1f%% on %d run(s), then %s %+.1f%% on %d", fate,
+		s.Before, s.DeltaBefore, s.RunsBefore, s.After, s.DeltaAfter, s.RunsAfter)
 }
 
 // HistoryStats describe what history was read.
@@ -152,6 +193,12 @@ type Entry struct {
 	noLabel bool
 }
 
+// Key identifies an entry across two analyses of the same results: its
+// workload, series key and comparison value.
+func (e *Entry) Key() string {
+	return e.Workload + "\x02" + canonical(e.Labels) + "\x01" + e.ComparisonValue
+}
+
 // RunRef names a current run of an entry.
 type RunRef struct {
 	Path     string
@@ -177,6 +224,9 @@ type KPIResult struct {
 	Current analyze.Point
 	// Warnings are the method's and the entry's (runs without the KPI).
 	Warnings []analyze.Warning
+	// Confirmation tells what --confirm made of this result when it was a
+	// suspect ("confirmed by re-running: ...", "cleared by ..."), else "".
+	Confirmation string
 
 	def    kpi.Definition
 	hasDef bool

@@ -73,6 +73,9 @@ func note(r *regression.KPIResult) string {
 	if r.Ack != nil {
 		parts = append(parts, fmt.Sprintf("acknowledged %s: %s", r.Result.Status, r.Ack.Reason))
 	}
+	if r.Confirmation != "" {
+		parts = append(parts, r.Confirmation)
+	}
 	for _, w := range r.Warnings {
 		parts = append(parts, w.Msg)
 	}

@@ -16,7 +16,9 @@ type summaryDoc struct {
 	Failed  bool   `json:"failed"`
 	Verdict string `json:"verdict"`
 	regression.Summary
-	Findings []finding `json:"findings"`
+	// Confirm is what --confirm re-ran and made of the suspects.
+	Confirm  *regression.Confirm `json:"confirm,omitempty"`
+	Findings []finding           `json:"findings"`
 }
 
 type finding struct {
@@ -49,7 +51,7 @@ func number(v float64) *float64 {
 
 // WriteSummaryJSON writes regression_summary.json.
 func WriteSummaryJSON(w io.Writer, rep *regression.Report) error {
-	doc := summaryDoc{Method: rep.Method, Failed: rep.Failed(), Verdict: verdict(rep), Summary: rep.Summary, Findings: []finding{}}
+	doc := summaryDoc{Method: rep.Method, Failed: rep.Failed(), Verdict: verdict(rep), Summary: rep.Summary, Confirm: rep.Confirm, Findings: []finding{}}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			if !isFinding(r) {

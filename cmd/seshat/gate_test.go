@@ -120,3 +120,52 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 		t.Errorf("summary: %v", s)
 	}
 }
+
+// TestRegressionConfirm: --confirm re-runs the points of the failing
+// findings before failing: a one-off slow phase of the host during the
+// current build's runs is cleared by the runs made after it, a real drop
+// of the code is confirmed by them.
+func TestRegressionConfirm(t *testing.T) {
+	h := newFakeHost(t)
+	bench := h.benchmark(t, 0.01)
+	h.setSpeed(t, 1)
+	for i := 1; i <= 3; i++ {
+		h.night(t, bench, fmt.Sprintf("night%d", i), true)
+	}
+	confirm := func(results, report string) result {
+		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
+			"--report-dir", filepath.Join(h.dir, report), "--confirm", "2", "--benchmark", bench)
+	}
+
+	// The host is slow for exactly the five runs of the fourth night.
+	h.slowPhase(t, 5)
+	slow := h.night(t, bench, "night4", false)
+	if r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", h.store, "--report-dir", filepath.Join(h.dir, "r0")); r.code != 2 {
+		t.Fatalf("without --confirm: exit %d, want 2 (the slow phase looks like a drop):\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := confirm(slow, "r1")
+	if r.code != 0 || !strings.Contains(r.stderr, "0 finding(s) confirmed, 2 cleared by 10 more run(s)") {
+		t.Fatalf("slow phase: exit %d, want 0 with both findings cleared:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "cleared by re-running: regression") {
+		t.Errorf("the table does not say what was cleared:\n%s", r.stdout)
+	}
+	if got := len(runDirsOf(t, slow)); got != 15 {
+		t.Errorf("%d run directories after --confirm 2, want 5 + 10", got)
+	}
+	conf := summary(t, filepath.Join(h.dir, "r1"))["confirm"].(map[string]any)
+	if len(conf["cleared"].([]any)) != 2 || len(conf["confirmed"].([]any)) != 0 || conf["runs"].(float64) != 10 {
+		t.Errorf("summary confirm: %v", conf)
+	}
+
+	// The code of the fifth night is 20% slower: every run says so.
+	h.setSpeed(t, 0.8)
+	drop := h.night(t, bench, "night5", false)
+	r = confirm(drop, "r2")
+	if r.code != 2 || !strings.Contains(r.stderr, "2 finding(s) confirmed, 0 cleared") || !strings.Contains(r.stderr, "rate_gflops regression") {
+		t.Fatalf("real drop: exit %d, want 2 with both findings confirmed:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "confirmed by re-running") {
+		t.Errorf("the table does not say what was confirmed:\n%s", r.stdout)
+	}
+}

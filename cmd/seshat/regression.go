@@ -26,7 +26,13 @@ point, their median. The workload declares default keys; seshat.yaml
 (regression_analyses) and the flags override them.
 
 Writes regression_report.html, regression_summary.json, junit.xml and
-summary.md to --report-dir and a table to stdout. Exit status: 2 when an
+summary.md to --report-dir and a table to stdout. With --confirm N, the matrix points of the findings that would fail the
+analysis are first run N more times (same benchmark file, same results
+directory, new run directories, the same build) and the current builds are
+judged again on all their runs: the report says what was confirmed and what
+was cleared.
+
+Exit status: 2 when an
 unacknowledged regression is found (unless --fail-on-regression=false; and
 for improvements with --fail-on-improvement), 3 when there is no current
 entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
@@ -37,6 +43,9 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 			}
 			if f := g.settings.File; f != nil && f.File.Regression.Enabled != nil {
 				o.Disabled = !*f.File.Regression.Enabled
+			}
+			if f := g.settings.File; f != nil {
+				o.Rerun.ExecutorConfig = f.File.Executor
 			}
 			g.credentials(&o.Connection)
 			return pipeline.Regression(cmd.Context(), g.env(), o)
@@ -64,6 +73,11 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringSliceVar(&o.Keys.IgnoredKeys, "ignored-keys", nil, "labels left out of the series key (default: the workload's)")
 	f.StringSliceVar(&o.Keys.SortingKeys, "sorting-keys", nil, "labels ordering the report's entries (default: the workload's)")
 	f.StringArrayVar(&o.Keys.IgnoredEntries, "ignored-entries", nil, "skip runs matching label=v1:v2,label2=v (repeat for several)")
+	f.IntVar(&o.Confirm, "confirm", 0, "before failing, re-run the matrix points of the failing findings this many more times (each time as many runs as they had) and judge on all the runs")
+	f.StringVar(&o.Benchmark, "benchmark", "", "--confirm: the benchmark file of the current runs (default: the one their config.yaml names)")
+	f.StringVar(&o.Rerun.Executor, "executor", "local", "--confirm: where the points run again: local, slurm or kubernetes (the executor section of seshat.yaml)")
+	f.DurationVar(&o.Rerun.Timeout, "timeout", 0, "--confirm: kill every process of a run after this long (0: no limit)")
+	f.StringVar(&o.Rerun.Python, "python", "", "--confirm: Python interpreter of the numpy and torch PIs")
 	f.StringVar(&o.Ack, "ack", "", "YAML or JSON file of acknowledged regressions: [{test_uuid or comparison, kpi, reason}]")
 	f.StringVar(&o.ReportDir, "report-dir", pipeline.DefaultRegressionReportDir, "directory of the reports")
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
@@ -89,6 +103,11 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "ignored-keys", "regression_analyses.ignored_keys")
 	config.BindKey(f, "sorting-keys", "regression_analyses.sorting_keys")
 	config.BindKey(f, "ignored-entries", "regression_analyses.ignored_entries")
+	config.BindKey(f, "confirm", "regression_analyses.confirm")
+	config.BindKey(f, "benchmark", "run.benchmark")
+	config.BindKey(f, "executor", "executor.name")
+	config.BindKey(f, "timeout", "run.timeout")
+	config.BindKey(f, "python", "run.python")
 	config.BindKey(f, "ack", "regression_analyses.ack")
 	config.BindKey(f, "report-dir", "regression_analyses.report_dir")
 	config.BindKey(f, "fail-on-regression", "regression_analyses.fail_on_regression")

@@ -166,6 +166,7 @@ type Regression struct {
 	MinEffect         *float64 `yaml:"min_effect"`
 	NoiseFactor       *float64 `yaml:"noise_factor"`
 	MaxNoise          *float64 `yaml:"max_noise"`
+	Confirm           *int     `yaml:"confirm"`
 }
 
 // Loaded is a decoded config file with its YAML tree, used to look up the

@@ -28,10 +28,11 @@ type DemoOptions struct {
 	Now time.Time
 }
 
-// Demo runs the whole job on one machine with no server: two stacks of
-// gonum PIs, parsed, uploaded to the embedded store, analysed for
-// regressions against that history, and drawn as reports. It fails only on
-// errors: a regression found is reported, not an exit status.
+// Demo runs the whole job on one machine with no server: three nightly
+// builds of one stack of gonum PIs, each parsed and uploaded to the
+// embedded store, then a second stack analysed for regressions against
+// that history, and everything drawn as reports. It fails only on errors:
+// a regression found is reported, not an exit status.
 func Demo(ctx context.Context, env Env, opts DemoOptions) error {
 	if opts.Workdir == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--workdir is required")
@@ -71,8 +72,12 @@ func Demo(ctx context.Context, env Env, opts DemoOptions) error {
 		what string
 		do   func(context.Context) error
 	}{
-		{"run stack A (float32)", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA) }},
-		{"upload stack A to the embedded store", func(ctx context.Context) error { return d.upload(ctx, d.stackA) }},
+		{"run stack A (float32), night 1", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night1") }},
+		{"upload night 1 to the embedded store", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night1") }},
+		{"run stack A, night 2 (a build of its own)", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night2") }},
+		{"upload night 2", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night2") }},
+		{"run stack A, night 3", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night3") }},
+		{"upload night 3", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night3") }},
 		{"run stack B (float64)", func(ctx context.Context) error { return d.run(ctx, "stack_b", d.stackB) }},
 		{"regression analysis of stack B against the history", d.regression},
 		{"upload stack B", func(ctx context.Context) error { return d.upload(ctx, d.stackB) }},
@@ -124,15 +129,14 @@ func (d demo) visualize(ctx context.Context) error {
 	})
 }
 
-// regression judges stack B against the history: the stored stack A runs
-// (and every earlier demo) with dtype as the comparison key, batch
-// against batch with Mann-Whitney, as the repeats of each point allow. The
-// demo shows a regression; it does not fail on it.
+// regression judges stack B against the history, the stored nights of
+// stack A (and every earlier demo) with dtype as the comparison key, by
+// the default method: a history point is a build. The demo shows a
+// regression; it does not fail on it.
 func (d demo) regression(ctx context.Context) error {
 	return Regression(ctx, d.env, RegressionOptions{
 		ResultsDir: d.stackB,
 		History:    d.store,
-		Method:     "mannwhitney",
 		Keys:       regression.Keys{ComparisonKeys: []string{"dtype"}},
 		ReportDir:  d.report,
 	})

@@ -67,6 +67,14 @@ type RegressionOptions struct {
 	// BatchValues bounds one history query (see regression.Options); 1
 	// asks once per series.
 	BatchValues int
+	// Confirm, when above 0, re-runs the matrix points of the findings
+	// that would fail the analysis Confirm more times (into ResultsDir,
+	// from Benchmark, else the benchmark file the runs' config.yaml names)
+	// and judges the current builds again on all their runs. Rerun says
+	// how the points run (executor, timeout, interpreter).
+	Confirm   int
+	Benchmark string
+	Rerun     RunOptions
 }
 
 // Regression runs `seshat regression`: current runs from a parse or an LTS
@@ -82,6 +90,12 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	if opts.ResultsDir == "" && opts.LTSFile == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir or --lts is required: where are the current runs?")
+	}
+	switch {
+	case opts.Confirm < 0:
+		return exitcode.Errorf(exitcode.InvalidInput, "--confirm %d: must be a number of re-runs, 0 or more", opts.Confirm)
+	case opts.Confirm > 0 && opts.ResultsDir == "":
+		return exitcode.Errorf(exitcode.InvalidInput, "--confirm re-runs the points of a results directory: give --results-dir")
 	}
 	methodName := opts.Method
 	if methodName == "" {
@@ -122,13 +136,19 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return fmt.Errorf("--history: %w", err)
 	}
 	defer s.Close()
-	rep, err := regression.Analyze(ctx, runs, s, regression.Options{
+	ropts := regression.Options{
 		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
 		BatchValues: opts.BatchValues,
-	})
+	}
+	rep, err := regression.Analyze(ctx, runs, s, ropts)
 	if err != nil {
 		return err
+	}
+	if opts.Confirm > 0 {
+		if rep, err = confirm(ctx, env, opts, rep, s, ropts); err != nil {
+			return err
+		}
 	}
 	env.logger().Debug("regression: analysed", "series", rep.History.Series, "queries", rep.History.Queries,
 		"records", rep.History.Records, "took", time.Since(start))
@@ -150,6 +170,34 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	fmt.Fprintf(env.status(), "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
 	return regressionStatus(rep)
+}
+
+// confirm re-runs the points of the failing findings of rep and analyses
+// the current runs again, all of them; the returned report tells what was
+// confirmed and what cleared.
+func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, history lts.Store, ropts regression.Options) (*regression.Report, error) {
+	suspects := failingSuspects(rep)
+	if len(suspects) == 0 {
+		rep.Confirm = &regression.Confirm{Rounds: opts.Confirm, Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
+		fmt.Fprintln(env.status(), "regression: --confirm: no finding fails the analysis, nothing re-run")
+		return rep, nil
+	}
+	conf, err := confirmRuns(ctx, env, opts, rep)
+	if err != nil {
+		return nil, err
+	}
+	runs, _, err := currentRuns(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	again, err := regression.Analyze(ctx, runs, history, ropts)
+	if err != nil {
+		return nil, err
+	}
+	settle(conf, suspects, again)
+	fmt.Fprintf(env.status(), "regression: --confirm %d: %d finding(s) confirmed, %d cleared by %d more run(s)\n",
+		opts.Confirm, len(conf.Confirmed), len(conf.Cleared), conf.Runs)
+	return again, nil
 }
 
 // regressionStatus is the exit status of an analysis as an error.

@@ -113,17 +113,28 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 			return exitcode.Errorf(exitcode.InvalidInput, "%s %q: must be one line of text", f.flag, f.value)
 		}
 	}
-	b, err := runner.LoadBenchmark(o.Benchmark)
+	points, err := expandBenchmark(env, o.Benchmark, o.Expe)
 	if err != nil {
 		return err
+	}
+	_, err = runPoints(ctx, env, o, points)
+	return err
+}
+
+// expandBenchmark loads a benchmark file and expands the experiments named
+// (all but those starting with _ when none) into checked points.
+func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, error) {
+	b, err := runner.LoadBenchmark(benchmark)
+	if err != nil {
+		return nil, err
 	}
 	// A workload file beside the benchmark file declares its workload.
-	if err := discoverWorkload(env, filepath.Dir(o.Benchmark)); err != nil {
-		return err
+	if err := discoverWorkload(env, filepath.Dir(benchmark)); err != nil {
+		return nil, err
 	}
-	exps, err := b.Select(o.Expe)
+	exps, err := b.Select(expe)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	check := func(s map[string]any) error {
 		name, ok := s["workload"].(string)
@@ -139,8 +150,15 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{})
 	points, err := runner.Expand(b, exps, DefaultWorkload, check)
 	if err := errors.Join(unknown, err); err != nil {
-		return err
+		return nil, err
 	}
+	return points, nil
+}
+
+// runPoints runs points as o says (executor, timeout, build...), with a
+// progress bar or log lines, and prints the summary on stderr.
+func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point) (runner.Summary, error) {
+	var err error
 	opts := runner.Options{
 		ResultsDir:  o.ResultsDir,
 		Points:      points,
@@ -152,19 +170,19 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		Env:         env.Environ,
 	}
 	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig); err != nil {
-		return err
+		return runner.Summary{}, err
 	}
 	if opts.Self = o.Self; opts.Self == "" {
 		if opts.Self, err = os.Executable(); err != nil {
-			return fmt.Errorf("locate the seshat executable: %w", err)
+			return runner.Summary{}, fmt.Errorf("locate the seshat executable: %w", err)
 		}
 	}
 	opts.Build = runBuild(ctx, env, o)
 	if o.DryRun {
-		return dryRun(env, opts)
+		return runner.Summary{}, dryRun(env, opts)
 	}
 	if err := os.MkdirAll(o.ResultsDir, 0o755); err != nil {
-		return fmt.Errorf("--results-dir: %w", err)
+		return runner.Summary{}, fmt.Errorf("--results-dir: %w", err)
 	}
 	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
 	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
@@ -182,7 +200,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	summary, err := runner.Run(ctx, opts)
 	summary.WriteCounts(env.status())
 	summary.WriteProblems(env.Stderr, o.ResultsDir)
-	return err
+	return summary, err
 }
 
 // runBuild is the build of this invocation's runs: o.Build, else what
