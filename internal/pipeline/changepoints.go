@@ -107,7 +107,7 @@ func detector(name string, p analyze.Params) (analyze.Detector, error) {
 	d, ok := m.(analyze.Detector)
 	if !ok {
 		return nil, exitcode.Errorf(exitcode.InvalidInput,
-			"--method: %s compares batches of repeated runs and finds no change points in a plain series (use edivisive, zscore or threshold)", name)
+			"--method: %s compares batches of repeated runs and finds no change points in a plain series (use edivisive, segment, zscore or threshold)", name)
 	}
 	return d, nil
 }

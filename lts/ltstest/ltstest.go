@@ -158,20 +158,25 @@ func MatrixSize(k int) string { return strconv.Itoa(Size(k)) }
 // RegressionHistory returns what `seshat regression` is benchmarked on: a
 // history of n payloads in series series (as Payloads), where each series
 // goes through versions framework versions (v1.0.0, v1.1.0...) in time
-// order, and the current runs: one payload per series of the next version,
+// order, each version one build, and the current runs: one payload per
+// series of the next version (a build of its own),
 // started after the history, every 100th with its rate_gflops 10% lower
 // and its elapsed_ms 10% higher (a planted regression).
 func RegressionHistory(n, series, versions int, seed uint64) (history, current []*models.Payload) {
 	history = Payloads(n, Options{Series: series, Seed: seed})
 	perVersion := max(1, n/versions)
 	for i, p := range history {
-		p.Metadata.Labels["framework_version"] = fmt.Sprintf("v1.%d.0", min(i/perVersion, versions-1))
+		v := fmt.Sprintf("v1.%d.0", min(i/perVersion, versions-1))
+		p.Metadata.Labels["framework_version"] = v
+		// One CI build per version: a history point is a build.
+		p.Metadata.Build = &models.Build{ID: "ci-" + v}
 	}
 	current = Payloads(series, Options{Series: series, Seed: seed + 1})
 	after := history[len(history)-1].Metadata.Start.Add(time.Hour)
 	for i, p := range current {
 		m := &p.Metadata
 		m.Labels["framework_version"] = fmt.Sprintf("v1.%d.0", versions)
+		m.Build = &models.Build{ID: fmt.Sprintf("ci-v1.%d.0", versions)}
 		m.Start = after.Add(time.Duration(i) * time.Second)
 		m.End = m.Start.Add(2 * time.Second)
 		for name, v := range p.KPIs {
