@@ -118,6 +118,10 @@ type PlotsConfig struct {
 	History  string `yaml:"history"`
 	BatchKey string `yaml:"batch_key"`
 	XKey     string `yaml:"x_key"`
+	// HistoryAxis is the x axis of the KPI history figures: time or build.
+	HistoryAxis string `yaml:"history_axis"`
+	// RegressionReport is the regression report reports_index.html links to.
+	RegressionReport string `yaml:"regression_report"`
 }
 
 // LTSConfig is the `lts` section.
