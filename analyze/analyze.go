@@ -189,6 +189,12 @@ type Result struct {
 	QValue   float64   `json:"qvalue"`
 	Details  string    `json:"details"`
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Baseline is the latest stable segment of the history the noise (and,
+	// for segment, the reference) was measured on, with the change points
+	// and spikes found: what a figure of the result marks. Its indices
+	// count the history's finite points. Nil without history. Not part of
+	// the JSON: Details tells it.
+	Baseline *Reference `json:"-"`
 }
 
 // MarshalJSON writes NaN and infinite numbers as null.
@@ -350,11 +356,13 @@ func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, d
 		return p, r, true
 	}
 	if len(p.history) >= 2 && allEqual(p.history) {
-		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%g)", len(p.history), p.history[0]))
+		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%s)", len(p.history), fmtNum(p.history[0])))
 		r.Warnings = p.warnings
 	}
 	p.ref, _ = NewReference(p.points, in.Current, ed)
 	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
+	baseline := p.ref
+	r.Baseline = &baseline
 	if math.IsNaN(p.ref.Between) && !math.IsNaN(p.ref.Within) {
 		p.warnings = append(p.warnings, warnf(WarnTooFewPoints,
 			"%d history build(s): too few to measure the build-to-build noise, taken from the run-to-run noise", len(p.points)))

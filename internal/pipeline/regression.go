@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,23 +151,18 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	return regressionStatus(rep)
 }
 
-// regressionStatus is the exit status of an analysis as an error.
+// regressionStatus is the exit status of an analysis as an error: the one
+// report.OutcomeOf gives, which every report file states too.
 func regressionStatus(rep *regression.Report) error {
-	if rep.Summary.Entries == 0 {
-		return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
-	}
-	valued := 0
-	for _, e := range rep.Entries {
-		for _, r := range e.Results {
-			if !math.IsNaN(r.Current.Value) {
-				valued++
-			}
+	o := report.OutcomeOf(rep)
+	switch o.Kind {
+	case report.OutcomeNoData:
+		if rep.Summary.Entries == 0 {
+			return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
 		}
-	}
-	if valued == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current entry has a KPI value: %d entries not analysed (failed or incomplete runs?)", rep.Summary.Entries)
-	}
-	if !rep.Failed() {
+	case report.OutcomeFailed:
+	default:
 		return nil
 	}
 	var names []string
