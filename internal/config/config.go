@@ -158,6 +158,7 @@ type Regression struct {
 	FailOnImprovement *bool    `yaml:"fail_on_improvement"`
 	Ack               string   `yaml:"ack"`
 	ReportDir         string   `yaml:"report_dir"`
+	ReportsIndex      string   `yaml:"reports_index"`
 	WindowLen         *int     `yaml:"window_len"`
 	MaxPValue         *float64 `yaml:"max_pvalue"`
 	MinMagnitude      *float64 `yaml:"min_magnitude"`

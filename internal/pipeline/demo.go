@@ -58,7 +58,7 @@ func Demo(ctx context.Context, env Env, opts DemoOptions) error {
 		stackA:    filepath.Join(this, "results", "stack_a"),
 		stackB:    filepath.Join(this, "results", "stack_b"),
 		reports:   filepath.Join(this, "reports"),
-		report:    filepath.Join(this, "regression"),
+		report:    filepath.Join(this, DefaultRegressionReportDir),
 	}
 	if err := os.MkdirAll(this, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -110,6 +110,8 @@ func (d demo) upload(ctx context.Context, dir string) error {
 	return Upload(ctx, d.env, UploadOptions{ResultsDir: dir, Store: d.store})
 }
 
+// visualize draws the reports; their index links to the regression
+// report beside them (found there, as it would be in CI).
 func (d demo) visualize(ctx context.Context) error {
 	return Visualize(ctx, d.env, VisualizeOptions{
 		ResultsDir: filepath.Join(d.this, "results"),
@@ -122,13 +124,15 @@ func (d demo) visualize(ctx context.Context) error {
 // regression judges stack B against the history: the stored stack A runs
 // (and every earlier demo) with dtype as the comparison key, batch
 // against batch with Mann-Whitney, as the repeats of each point allow. The
-// demo shows a regression; it does not fail on it.
+// demo shows a regression; it does not fail on it. Its report links to
+// the reports index the last step writes.
 func (d demo) regression(ctx context.Context) error {
 	return Regression(ctx, d.env, RegressionOptions{
-		ResultsDir: d.stackB,
-		History:    d.store,
-		Method:     "mannwhitney",
-		Keys:       regression.Keys{ComparisonKeys: []string{"dtype"}},
-		ReportDir:  d.report,
+		ResultsDir:   d.stackB,
+		History:      d.store,
+		Method:       "mannwhitney",
+		Keys:         regression.Keys{ComparisonKeys: []string{"dtype"}},
+		ReportDir:    d.report,
+		ReportsIndex: filepath.Join(d.reports, "reports_index.html"),
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -58,7 +59,11 @@ type RegressionOptions struct {
 	// Ack is an ack file of known regressions.
 	Ack       string
 	ReportDir string
-	KPIFilter string
+	// ReportsIndex is the reports_index.html of `seshat visualize` the
+	// HTML report links back to; when empty, one in the report
+	// directory's parent, if there is one.
+	ReportsIndex string
+	KPIFilter    string
 	// FailOnRegression and FailOnImprovement decide the exit status 2.
 	FailOnRegression, FailOnImprovement bool
 	// Disabled (regression_analyses.enabled: false) skips the analysis.
@@ -140,6 +145,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if dir == "" {
 		dir = DefaultRegressionReportDir
 	}
+	info.ReportsIndex = reportsIndexHref(dir, opts.ReportsIndex)
 	if err := writeRegressionReports(dir, rep, info); err != nil {
 		return err
 	}
@@ -183,6 +189,25 @@ func regressionStatus(rep *regression.Report) error {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
 	}
 	return exitcode.Errorf(exitcode.RegressionFound, "%d unacknowledged finding(s) fail the analysis: %s", len(names), strings.Join(shown, "; "))
+}
+
+// reportsIndexHref is the link from the regression report in dir back to
+// the reports_index.html of `seshat visualize`: the one named (the file or
+// visualize's output directory; it may not exist yet, when visualize runs
+// after), else one in dir's parent (the report written under visualize's
+// output directory); "" when none.
+func reportsIndexHref(dir, named string) string {
+	index := named
+	if fi, err := os.Stat(named); (err == nil && fi.IsDir()) || (named != "" && !strings.HasSuffix(named, ".html")) {
+		index = filepath.Join(named, plotting.IndexFile) // visualize's output directory
+	}
+	if index == "" {
+		index = filepath.Join(dir, "..", plotting.IndexFile)
+		if _, err := os.Stat(index); err != nil {
+			return ""
+		}
+	}
+	return relativeHref(dir, index)
 }
 
 // ackFileLimit bounds the ack file read whole.
