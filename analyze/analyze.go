@@ -193,6 +193,12 @@ type Result struct {
 	QValue   float64   `json:"qvalue"`
 	Details  string    `json:"details"`
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Baseline is the latest stable segment of the history the noise (and,
+	// for segment, the reference) was measured on, with the change points
+	// and spikes found: what a figure of the result marks. Its indices
+	// count the history's finite points. Nil without history. Not part of
+	// the JSON: Details tells it.
+	Baseline *Reference `json:"-"`
 }
 
 // MarshalJSON writes NaN and infinite numbers as null.
@@ -355,12 +361,14 @@ func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, d
 		return p, r, true
 	}
 	if len(p.history) >= 2 && allEqual(p.history) {
-		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%g)", len(p.history), p.history[0]))
+		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%s)", len(p.history), fmtNum(p.history[0])))
 		r.Warnings = p.warnings
 	}
 	p.ref, _ = NewReference(p.points, in.Current, ed)
 	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
 	r.HistoryBuilds = len(p.points) - len(p.ref.Spikes)
+	baseline := p.ref
+	r.Baseline = &baseline
 	return p, r, false
 }
 

@@ -2,19 +2,26 @@
 // judge a KPI's current value against its history, and detectors that find
 // change points in a plain series.
 //
-// A Method takes an Input (the history, oldest first, one Point per
-// comparison value; the current Point; the KPI's Direction) and returns a
-// Result: a Status (ok, regression, improvement, no-history, not-analyzed
-// with a reason), the change in percent against a reference, the method's
-// p-value or score, details a person can read, and Warnings (too few
-// points, all values equal, samples too few to ever reach significance).
+// A Method takes an Input (the history, oldest first, one Point per build;
+// the current Point; the KPI's Direction) and returns a Result: a Status
+// (ok, regression, improvement, noisy, no-history, not-analyzed with a
+// reason), the change in percent against a reference, the method's p-value
+// or score, the noise of the series against its latest stable segment
+// (Reference, kept as Result.Baseline for figures), details a person can
+// read, and Warnings (too few points, all values equal, samples too few to
+// ever reach significance). A Gate then judges the results of one analysis
+// together: a false discovery rate across them, a floor from the noise,
+// noisy where no change of the size that matters could have been seen.
 // Warnings are caveats beside the numbers, never errors. A Detector is a
 // Method that also finds ChangePoints in a series (`seshat changepoints`).
 //
 // One file per method:
 //
-//   - edivisive.go: Hunter's e-divisive means (the default); change points by
-//     Q-hat in sliding windows, t-test significance, merge of weak points.
+//   - segment.go: the current build against the latest stable segment of
+//     its history (stable.go), the default.
+//   - edivisive.go: Hunter's e-divisive means (the default detector);
+//     change points by Q-hat in sliding windows, t-test significance, merge
+//     of weak points.
 //   - zscore.go: |z| of the current value over the history mean and sample
 //     standard deviation.
 //   - mannwhitney.go: the current batch of repeated runs against the previous

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // EDivisive is Hunter's variant of e-divisive means (Fleming et al.,
@@ -309,5 +310,12 @@ func (e EDivisive) Evaluate(in Input) Result {
 	return r
 }
 
-// fmtNum prints a KPI value compactly for details.
-func fmtNum(v float64) string { return fmt.Sprintf("%.6g", v) }
+// fmtNum prints a KPI value compactly for details: six significant
+// digits, large values as whole numbers rather than with an exponent
+// (a size of 67108864 bytes, not 6.71089e+07).
+func fmtNum(v float64) string {
+	if a := math.Abs(v); a >= 1e5 && a < 1e15 {
+		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
+	}
+	return fmt.Sprintf("%.6g", v)
+}

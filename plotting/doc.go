@@ -16,6 +16,11 @@
 // filters and writes, for every plots.yaml id, a directory with the pages,
 // their figures and a reports_index.html linking them.
 //
+// Figures of history (the KPI history page here, the regression report's
+// in analyze/report) share the tickers of axis.go: calendar time ticks,
+// builds by short commit, numbers without exponents; NewPlot, Style and
+// Figure.WriteSVG let pages outside this package look the same.
+//
 // Pages are html/template documents with inline CSS and no JavaScript.
 // Missing data degrades: a report with nothing to draw says so on its page.
 // Output is deterministic: sorted keys, fixed (embedded) fonts, seeded

@@ -474,15 +474,21 @@ func Intervals(df dataframe.DataFrame, s IntervalSpec) (*plot.Plot, error) {
 	return p, nil
 }
 
-// TimeSpec describes lines over time with marked points.
+// TimeSpec describes lines over time (or builds) with marked points.
 type TimeSpec struct {
-	Title, YLabel string
-	Series        string // column naming the line of each row
-	Time          string // column of Unix seconds
-	Value         string // column
-	Mark          string // bool column: the rows marked (change points); may be ""
-	Order         []string
-	TimeFormat    string // Go layout of the tick labels; "2006-01-02" when empty
+	Title, XLabel, YLabel string
+	Series                string // column naming the line of each row
+	Time                  string // column of the x position: Unix seconds, or a build's index
+	Value                 string // column
+	// Lo and Hi, when set, are columns bounding each point (the range of
+	// a build's runs), drawn as a bar where they differ.
+	Lo, Hi string
+	Mark   string // bool column: the rows marked (change points); may be ""
+	Order  []string
+	// XTicks labels the x axis; TimeTicks (calendar boundaries) when nil.
+	XTicks plot.Ticker
+	// Baseline draws a dashed line at y = 0 (values relative to a level).
+	Baseline bool
 }
 
 // Time draws each series as a line over time, rows in time order, with the
@@ -500,34 +506,61 @@ func Time(df dataframe.DataFrame, s TimeSpec) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
+	var los, his []float64
+	if s.Lo != "" && s.Hi != "" {
+		if los, err = floatColumn(df, s.Lo); err != nil {
+			return nil, err
+		}
+		if his, err = floatColumn(df, s.Hi); err != nil {
+			return nil, err
+		}
+	}
 	var marks []string
 	if s.Mark != "" {
 		if marks, err = column(df, s.Mark); err != nil {
 			return nil, err
 		}
 	}
-	format := s.TimeFormat
-	if format == "" {
-		format = "2006-01-02"
+	p := newPlot(s.Title, s.XLabel, s.YLabel)
+	p.Y.Tick.Marker = NumberTicks{Signed: s.Baseline}
+	p.X.Tick.Marker = s.XTicks
+	if s.XTicks == nil {
+		p.X.Tick.Marker = TimeTicks{}
 	}
-	p := newPlot(s.Title, "", s.YLabel)
-	p.X.Tick.Marker = plot.TimeTicks{Format: format}
-	var marked plotter.XYs
+	var marked, all plotter.XYs
 	for gi, g := range groupOrder(s.Order, series) {
 		var xys plotter.XYs
+		var bars []lowHigh
+		var barXYs plotter.XYs
 		for i := range series {
-			if series[i] != g || !finite(vs[i]) {
+			if series[i] != g || !finite(vs[i]) || !finite(ts[i]) {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: ts[i], Y: vs[i]})
+			xy := plotter.XY{X: ts[i], Y: vs[i]}
+			xys = append(xys, xy)
+			all = append(all, xy)
+			if los != nil && finite(los[i]) && finite(his[i]) && his[i] > los[i] {
+				barXYs = append(barXYs, xy)
+				bars = append(bars, lowHigh{vs[i] - los[i], his[i] - vs[i]})
+				all = append(all, plotter.XY{X: ts[i], Y: los[i]}, plotter.XY{X: ts[i], Y: his[i]})
+			}
 			if marks != nil && marks[i] == "true" {
-				marked = append(marked, plotter.XY{X: ts[i], Y: vs[i]})
+				marked = append(marked, xy)
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
 		c := Color(gi)
+		if len(bars) > 0 {
+			b, err := plotter.NewYErrorBars(multiYErrors{barXYs, bars})
+			if err != nil {
+				return nil, err
+			}
+			b.LineStyle = draw.LineStyle{Color: withAlpha(c, 0x80), Width: vg.Points(1.2)}
+			b.CapWidth = 0
+			p.Add(b)
+		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return nil, err
@@ -537,6 +570,15 @@ func Time(df dataframe.DataFrame, s TimeSpec) (*plot.Plot, error) {
 		p.Add(l, pts)
 		p.Legend.Add(g, l, pts)
 	}
+	if s.Baseline && len(all) > 0 {
+		xlo, xhi, _, _ := plotter.XYRange(all)
+		base, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: 0}, {X: xhi, Y: 0}})
+		if err != nil {
+			return nil, err
+		}
+		base.LineStyle = draw.LineStyle{Color: inkColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(base)
+	}
 	if len(marked) > 0 {
 		m, err := plotter.NewScatter(marked)
 		if err != nil {
@@ -545,6 +587,21 @@ func Time(df dataframe.DataFrame, s TimeSpec) (*plot.Plot, error) {
 		m.GlyphStyle = draw.GlyphStyle{Color: markColor, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
 		p.Add(m)
 		p.Legend.Add("change point", m)
+	}
+	if len(all) > 0 {
+		// Room at the ends, so that the first and last points (the
+		// current build) are not cut by the frame.
+		xlo, xhi, _, _ := plotter.XYRange(all)
+		pad := (xhi - xlo) * 0.02
+		switch {
+		case s.XTicks != nil:
+			// Builds are one apart; the last label, centred on the
+			// last build, needs room on the right.
+			pad = 0.5 + 0.03*(xhi-xlo)
+		case pad == 0:
+			pad = 3600
+		}
+		p.X.Min, p.X.Max = xlo-pad, xhi+pad
 	}
 	p.Legend.Left = true
 	return p, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,7 +79,10 @@ func (f *Figure) size() (w, h vg.Length) {
 	return w, h + f.legendHeight()
 }
 
-const legendFontSize = 10.5
+const (
+	legendFontSize = 10.5
+	tickFontSize   = 10.5
+)
 
 func (f *Figure) legendHeight() vg.Length {
 	if f.LegendRows <= 0 {
@@ -119,6 +123,19 @@ func (f *Figure) PixelWidth() int { w, _ := f.size(); return int(w.Points() * 96
 
 // PixelHeight: see PixelWidth.
 func (f *Figure) PixelHeight() int { _, h := f.size(); return int(h.Points() * 96 / 72) }
+
+// WriteSVG draws the figure as SVG, with its legend below the plot when
+// LegendRows asks (the regression report's figures, which have no PNG or
+// CSV beside them).
+func (f *Figure) WriteSVG(w io.Writer) error {
+	width, height := f.size()
+	sc := vgsvg.New(width, height)
+	f.drawer()(draw.New(sc))
+	if _, err := sc.WriteTo(w); err != nil {
+		return fmt.Errorf("figure %s: svg: %w", f.Name, err)
+	}
+	return nil
+}
 
 // write draws the figure to dir/stem.svg and dir/stem.png and its data to
 // dir/stem.csv, each atomically.
@@ -190,6 +207,15 @@ var (
 	white     = color.NRGBA{0xff, 0xff, 0xff, 0xff}
 )
 
+// NewPlot returns an empty plot in the house style of every figure of
+// Seshat (fonts, grid, plain decimal ticks), for figures drawn outside
+// this package.
+func NewPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := newPlot(title, xLabel, yLabel)
+	p.Y.Tick.Marker = NumberTicks{}
+	return p
+}
+
 // newPlot returns a plot with the house style: sans fonts, light grid, no
 // frame on the data.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
@@ -200,7 +226,7 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 12)
-		a.Tick.Label.Font = font.From(sans, 10.5)
+		a.Tick.Label.Font = font.From(sans, tickFontSize)
 		a.Color, a.Tick.Color = inkColor, inkColor
 		a.Label.TextStyle.Color, a.Tick.Label.Color = inkColor, inkColor
 		a.Tick.Marker = precTicks{}

@@ -37,7 +37,24 @@ type Options struct {
 	Registries     []*Registry
 	BatchKey, XKey string
 	History        lts.Store
-	Log            *slog.Logger
+	// HistoryAxis is the x axis of the KPI history figures: AxisTime
+	// (the default when empty) or AxisBuild.
+	HistoryAxis string
+	// Regression, when set, is the regression report the top
+	// reports_index.html links to.
+	Regression *RegressionLink
+	Log        *slog.Logger
+}
+
+// RegressionLink is the regression report (`seshat regression`) an index
+// links to, with its verdict.
+type RegressionLink struct {
+	// Href is the report's address relative to the output directory.
+	Href string
+	// Outcome (failed, passed-with-findings, passed, no-data) and Verdict
+	// are the report's own words, from its regression_summary.json; empty
+	// when it could not be read.
+	Outcome, Verdict string
 }
 
 // Result counts what Generate wrote.
@@ -96,7 +113,7 @@ func Generate(ctx context.Context, m *store.Matrix, opts Options) (*Result, erro
 	if withIDs {
 		summary = fmt.Sprintf("%d report groups over %s", len(top), summary)
 	}
-	if err := writeIndex(opts.OutputDir, indexView{Title: "Seshat reports", Summary: summary, Jobs: top}); err != nil {
+	if err := writeIndex(opts.OutputDir, indexView{Title: "Seshat reports", Summary: summary, Jobs: top, Regression: opts.Regression}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -156,7 +173,7 @@ func generateJob(ctx context.Context, m *store.Matrix, job Job, dir string, regs
 			if gctx == nil {
 				entries := byWorkload[r.Workload()]
 				gctx = &Context{Context: ctx, Workload: r.Workload(), Entries: entries, Variables: store.Variables(entries),
-					BatchKey: opts.BatchKey, XKey: opts.XKey, History: opts.History, Log: opts.Log}
+					BatchKey: opts.BatchKey, XKey: opts.XKey, History: opts.History, HistoryAxis: opts.HistoryAxis, Log: opts.Log}
 				contexts[r.Workload()] = gctx
 			}
 			page, err := buildPage(gctx, g, job)
@@ -266,6 +283,7 @@ type pageView struct {
 
 type indexView struct {
 	Title, Summary, TopHref string
+	Regression              *RegressionLink
 	Jobs                    []indexJob
 }
 
@@ -279,6 +297,17 @@ type indexPage struct {
 	Title, Href, Description string
 	Figures                  int
 	Empty                    bool
+}
+
+// Style is the stylesheet of every page (a <style> element), for pages
+// written outside this package (the regression report), so that all the
+// reports of a run look alike.
+func Style() template.HTML {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, "style", nil); err != nil {
+		panic(err) // the embedded template is checked by the tests
+	}
+	return template.HTML(b.String()) //nolint:gosec // our own embedded stylesheet
 }
 
 func writeIndex(dir string, v indexView) error {

@@ -3,6 +3,7 @@ package plotting
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -102,7 +103,11 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 		return nil, err
 	}
 	det := m.(analyze.Detector)
-	cpTable := &Table{Caption: "Change points", Columns: []string{"KPI", "series", "time", "before", "after", "change", "p-value"}}
+	axis := ctx.HistoryAxis
+	if axis == "" {
+		axis = AxisTime
+	}
+	cpTable := &Table{Caption: "Change points", Columns: []string{"KPI", "series", "build", "time", "before", "after", "change", "p-value"}}
 	for _, def := range h.Catalog.Definitions() {
 		var ss []KPISeries
 		for _, s := range kept {
@@ -117,7 +122,7 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 		sec := Section{Title: def.Name, Text: def.Help}
 		for from := 0; from < len(ss); from += seriesPerFigure {
 			chunk := ss[from:min(from+seriesPerFigure, len(ss))]
-			f, warns, err := historyFigure(def, chunk, names[from:], det, cpTable, from/seriesPerFigure, (len(ss)+seriesPerFigure-1)/seriesPerFigure)
+			f, warns, err := historyFigure(def, chunk, names[from:], det, cpTable, from/seriesPerFigure, (len(ss)+seriesPerFigure-1)/seriesPerFigure, axis)
 			if err != nil {
 				return nil, err
 			}
@@ -165,9 +170,66 @@ func seriesNames(ss []KPISeries) []string {
 	return out
 }
 
-// historyFigure draws up to seriesPerFigure series of one KPI with their
-// change points, adding those to cpTable.
-func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analyze.Detector, cpTable *Table, part, parts int) (*Figure, []string, error) {
+// The x axes of the KPI history figures (visualize --history-axis).
+const (
+	// AxisTime puts each build at the time of its first run.
+	AxisTime = "time"
+	// AxisBuild puts the builds side by side in time order, named by
+	// their short commit.
+	AxisBuild = "build"
+)
+
+// HistoryAxes lists the x axes a KPI history figure can have, the default
+// first.
+func HistoryAxes() []string { return []string{AxisTime, AxisBuild} }
+
+// normaliseRatio: series of one figure whose latest levels differ by more
+// than this factor are drawn relative to their own level, so that a
+// change of the smaller one is not flattened by the scale of the larger.
+const normaliseRatio = 1.5
+
+// historyBuild is one build of a KPI series: the median of its runs.
+type historyBuild struct {
+	build, commit string
+	time          time.Time
+	value         float64 // the median of runs, in the stored unit
+	runs          []float64
+}
+
+// historyBuilds groups the runs of a series by build (a run without one is
+// its own build), ordered by the time of each build's first run.
+func historyBuilds(s KPISeries) []historyBuild {
+	var out []historyBuild
+	index := map[string]int{}
+	for j, r := range s.Records {
+		id := r.BuildID()
+		i, ok := index[id]
+		if !ok {
+			i = len(out)
+			index[id] = i
+			b := historyBuild{build: id, time: r.Time}
+			if r.Build != nil {
+				b.commit = r.Build.Commit
+			}
+			out = append(out, b)
+		}
+		if r.Time.Before(out[i].time) {
+			out[i].time = r.Time
+		}
+		out[i].runs = append(out[i].runs, s.Value(j))
+	}
+	for i := range out {
+		out[i].value = analyze.Median(out[i].runs)
+	}
+	slices.SortStableFunc(out, func(a, b historyBuild) int { return a.time.Compare(b.time) })
+	return out
+}
+
+// historyFigure draws up to seriesPerFigure series of one KPI, one point
+// per build with the range of its runs, and their change points, adding
+// those to cpTable. Series whose levels differ by more than
+// normaliseRatio are drawn as their change against their own latest level.
+func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analyze.Detector, cpTable *Table, part, parts int, axis string) (*Figure, []string, error) {
 	divisor := def.Divisor
 	if divisor == 0 {
 		divisor = 1
@@ -176,69 +238,160 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 	if unit == "" {
 		unit = def.Unit
 	}
-	var seriesCol, timeText, uuids []string
-	var times, values []float64
-	var marks []bool
+	builds := make([][]historyBuild, len(ss))
+	marked := make([]map[int]bool, len(ss))
+	levels := make([]float64, len(ss))
 	var warns []string
-	var first, last time.Time
 	for i, s := range ss {
-		raw := make([]float64, len(s.Records))
-		for j := range s.Records {
-			raw[j] = s.Value(j)
+		builds[i] = historyBuilds(s)
+		values := make([]float64, len(builds[i]))
+		for j, b := range builds[i] {
+			values[j] = b.value
 		}
-		cps, ws := det.ChangePoints(raw)
+		cps, ws := det.ChangePoints(values)
 		for _, w := range ws {
 			warns = append(warns, fmt.Sprintf("%s, %s: %s", def.Name, names[i], w))
 		}
-		marked := map[int]bool{}
+		marked[i] = map[int]bool{}
+		last := 0
 		for _, c := range cps {
-			marked[c.Index] = true
-			cpTable.AddRow(Text(def.Name), Text(names[i]),
-				Text(s.Records[c.Index].Time.Format(time.RFC3339)),
+			marked[i][c.Index] = true
+			last = c.Index
+			b := builds[i][c.Index]
+			cpTable.AddRow(Text(def.Name), Text(names[i]), Text(BuildLabel(b.commit, b.build, "")),
+				Text(b.time.Format(time.RFC3339)),
 				Text(def.Display(c.MeanBefore)), Text(def.Display(c.MeanAfter)),
 				Num("%+.2f%%", c.ForwardChangePercent()), Num("%.2g", c.PValue))
 		}
-		for j, p := range s.Records {
-			seriesCol = append(seriesCol, names[i])
-			times = append(times, float64(p.Time.Unix()))
-			timeText = append(timeText, p.Time.Format(time.RFC3339))
-			values = append(values, s.Value(j)/divisor)
-			uuids = append(uuids, p.TestUUID)
-			marks = append(marks, marked[j])
-			if first.IsZero() || p.Time.Before(first) {
-				first = p.Time
+		levels[i] = analyze.Median(values[last:])
+	}
+	normalise := false
+	if len(ss) > 1 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, l := range levels {
+			lo, hi = math.Min(lo, l), math.Max(hi, l)
+		}
+		normalise = lo > 0 && hi/lo > normaliseRatio
+	}
+	// On the build axis, every build of the figure's series has one
+	// position, in the time order of its first run.
+	position := map[string]int{}
+	var axisLabels []string
+	if axis == AxisBuild {
+		var all []historyBuild
+		for _, bs := range builds {
+			all = append(all, bs...)
+		}
+		slices.SortStableFunc(all, func(a, b historyBuild) int {
+			if c := a.time.Compare(b.time); c != 0 {
+				return c
 			}
-			if p.Time.After(last) {
-				last = p.Time
+			return strings.Compare(a.build, b.build)
+		})
+		for _, b := range all {
+			if _, ok := position[b.build]; !ok {
+				position[b.build] = len(axisLabels)
+				axisLabels = append(axisLabels, BuildLabel(b.commit, b.build, ""))
 			}
 		}
+		axisLabels = DistinctLabels(axisLabels)
 	}
-	df := dataframe.New(
+	valueCol := def.Name + "_" + unitSlug(unit)
+	xCol := "unix_time"
+	if axis == AxisBuild {
+		xCol = "build_index"
+	}
+	plotted := valueCol
+	if normalise {
+		plotted = "change_percent"
+	}
+	var seriesCol, buildCol, commitCol, timeText []string
+	var xs, shown, absolute, lows, highs, runs []float64
+	var marks []bool
+	order := make([]string, len(ss))
+	for i := range ss {
+		order[i] = names[i]
+		if normalise {
+			order[i] = fmt.Sprintf("%s (latest %s)", names[i], def.Display(levels[i]))
+		}
+		scale := func(v float64) float64 {
+			if normalise {
+				return (v/levels[i] - 1) * 100
+			}
+			return v / divisor
+		}
+		for j, b := range builds[i] {
+			seriesCol = append(seriesCol, order[i])
+			buildCol = append(buildCol, b.build)
+			commitCol = append(commitCol, b.commit)
+			timeText = append(timeText, b.time.Format(time.RFC3339))
+			x := float64(b.time.Unix())
+			if axis == AxisBuild {
+				x = float64(position[b.build])
+			}
+			xs = append(xs, x)
+			shown = append(shown, scale(b.value))
+			absolute = append(absolute, b.value/divisor)
+			lows = append(lows, scale(slices.Min(b.runs)))
+			highs = append(highs, scale(slices.Max(b.runs)))
+			runs = append(runs, float64(len(b.runs)))
+			marks = append(marks, marked[i][j])
+		}
+	}
+	cols := []series.Series{
 		series.New(seriesCol, series.String, "series"),
+		series.New(buildCol, series.String, "build"),
+		series.New(commitCol, series.String, "commit"),
 		series.New(timeText, series.String, "time"),
-		series.New(times, series.Float, "unix_time"),
-		series.New(values, series.Float, def.Name+"_"+unitSlug(unit)),
-		series.New(uuids, series.String, "test_uuid"),
-		series.New(marks, series.Bool, "change_point"),
-	)
+		series.New(xs, series.Float, xCol),
+		series.New(absolute, series.Float, valueCol),
+	}
+	if normalise {
+		cols = append(cols, series.New(shown, series.Float, plotted))
+	}
+	cols = append(cols,
+		series.New(runs, series.Float, "runs"),
+		series.New(lows, series.Float, "runs_low"),
+		series.New(highs, series.Float, "runs_high"),
+		series.New(marks, series.Bool, "change_point"))
+	df := dataframe.New(cols...)
 	title := def.Name
 	if parts > 1 {
 		title = fmt.Sprintf("%s (%d/%d)", def.Name, part+1, parts)
 	}
-	format := "2006-01-02"
-	if last.Sub(first) < 72*time.Hour {
-		format = "01-02 15:04"
+	spec := TimeSpec{Title: title, YLabel: unit, Series: "series", Time: xCol, Value: plotted,
+		Lo: "runs_low", Hi: "runs_high", Mark: "change_point", Order: order,
+		XLabel: "time of each build's first run (UTC)"}
+	what := "over time"
+	if axis == AxisBuild {
+		spec.XTicks = BuildTicks{Labels: axisLabels, Width: 9 * Inch}
+		spec.XLabel = "build (short commit, oldest first)"
+		what = "build by build"
 	}
-	p, err := Time(df, TimeSpec{Title: title, YLabel: unit, Series: "series", Time: "unix_time",
-		Value: def.Name + "_" + unitSlug(unit), Mark: "change_point", Order: names[:len(ss)], TimeFormat: format})
+	if normalise {
+		spec.YLabel = "change against the series' latest level (%)"
+		spec.Baseline = true
+	}
+	p, err := Time(df, spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", title, err)
+	}
+	scaleText := unit
+	if normalise {
+		scaleText = "% of each series' latest level (in " + unit + " in the legend)"
+	}
+	caption := fmt.Sprintf("%s, %s (%s). One point per build: the median of its runs, the bar their range. Red triangles mark change points.",
+		def.Name, unit, def.Direction)
+	if normalise {
+		caption = fmt.Sprintf("%s (%s), each series as its change in %% against its latest level (after its last change point), "+
+			"named in the legend: their levels differ too much to share one scale. One point per build: the median of its runs, the bar their range. "+
+			"Red triangles mark change points.", def.Name, def.Direction)
 	}
 	return &Figure{
 		Name:       Slug("history_" + def.Name + "_" + fmt.Sprint(part+1)),
 		Title:      title,
-		Alt:        fmt.Sprintf("%s in %s over time for %d series, change points marked with red triangles.", def.Name, unit, len(ss)),
-		Caption:    fmt.Sprintf("%s, %s (%s). Red triangles mark change points.", def.Name, unit, def.Direction),
+		Alt:        fmt.Sprintf("%s in %s %s for %d series, change points marked with red triangles.", def.Name, scaleText, what, len(ss)),
+		Caption:    caption,
 		Data:       df,
 		Plot:       p,
 		Width:      10 * Inch,

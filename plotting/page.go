@@ -26,7 +26,10 @@ type Context struct {
 	BatchKey, XKey string
 	// History is the KPI history store; nil when none is configured.
 	History lts.Store
-	Log     *slog.Logger
+	// HistoryAxis is the x axis of the KPI history figures: AxisTime ("")
+	// or AxisBuild.
+	HistoryAxis string
+	Log         *slog.Logger
 
 	memo map[string]any
 }

@@ -17,9 +17,10 @@
 //     the records whose own series key is the same, minus the current runs
 //     (by test_uuid) and the ignored entries.
 //  3. For each entry and KPI, the records are ordered by time and combined
-//     per comparison value into one point (the median; the point's time is
-//     its earliest record's), and an analyze.Method judges the current
-//     point against them, in the KPI's direction.
+//     per build into one point (the median; the point's time is its
+//     earliest record's), and an analyze.Method judges the current point
+//     against them, in the KPI's direction; an analyze.Gate then judges all
+//     the results of the analysis together.
 //  4. Acks turn a known regression (or improvement) into acknowledged:
 //     reported, never failing.
 //

@@ -169,6 +169,30 @@ type Summary struct {
 // Failed tells whether CI should fail.
 func (r *Report) Failed() bool { return r.Summary.Failing > 0 }
 
+// NoData tells whether nothing could be judged: no current entry, or none
+// with a KPI value (every run failed or is incomplete). `seshat regression`
+// exits 3 then, whatever else the report says.
+func (r *Report) NoData() bool {
+	for _, e := range r.Entries {
+		for _, res := range e.Results {
+			if !math.IsNaN(res.Current.Value) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// IsFinding tells whether a result is a change a reader must look at: a
+// regression or improvement, acknowledged or not, or anything failing.
+func (r *KPIResult) IsFinding() bool {
+	switch r.Status {
+	case analyze.StatusRegression, analyze.StatusImprovement, StatusAcknowledged:
+		return true
+	}
+	return r.Failing
+}
+
 // Entry is the current runs of one matrix point: one workload, series key
 // and comparison value (its repeats).
 type Entry struct {
@@ -242,6 +266,22 @@ func (r *KPIResult) Display(v float64) string {
 		return r.def.Display(v)
 	}
 	return strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64) + " " + r.Unit)
+}
+
+// DisplayScale is what values of the KPI are divided by for people, and
+// the unit they are then in (the definition's divisor and display unit,
+// as Display writes them: bytes as MiB); 1 and Unit when unknown.
+func (r *KPIResult) DisplayScale() (divisor float64, unit string) {
+	divisor, unit = 1, r.Unit
+	if r.hasDef {
+		if r.def.Divisor != 0 {
+			divisor = r.def.Divisor
+		}
+		if r.def.DisplayUnit != "" {
+			unit = r.def.DisplayUnit
+		}
+	}
+	return divisor, unit
 }
 
 // Reason is why the result has no verdict, else "".
@@ -581,7 +621,8 @@ func (a *analysis) evaluate(e *Entry) {
 func notAnalyzed(method, reason string) analyze.Result {
 	nan := math.NaN()
 	return analyze.Result{Method: method, Status: analyze.StatusNotAnalyzed, Reason: reason,
-		Current: nan, Reference: nan, DeltaPercent: nan, PValue: nan, Score: nan, CILow: nan, CIHigh: nan}
+		Current: nan, Reference: nan, DeltaPercent: nan, PValue: nan, Score: nan, CILow: nan, CIHigh: nan,
+		Noise: nan, Detectable: nan, Floor: nan, QValue: nan}
 }
 
 func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIResult {

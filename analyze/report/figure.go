@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/plotting"
 )
 
 // Status colours, shared by the table rows, the sparklines and the figures.
@@ -23,6 +25,7 @@ var statusColor = map[analyze.Status]color.RGBA{
 	analyze.StatusRegression:      {0xc6, 0x28, 0x28, 0xff},
 	analyze.StatusImprovement:     {0x2e, 0x7d, 0x32, 0xff},
 	regression.StatusAcknowledged: {0xe6, 0x7e, 0x00, 0xff},
+	analyze.StatusNoisy:           {0xb2, 0x8a, 0x00, 0xff},
 	analyze.StatusNoHistory:       {0x75, 0x75, 0x75, 0xff},
 	analyze.StatusNotAnalyzed:     {0x75, 0x75, 0x75, 0xff},
 }
@@ -31,119 +34,239 @@ var historyColor = color.RGBA{0x55, 0x55, 0x55, 0xff}
 
 func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
-// writeFigure draws the history of one entry x KPI with its current point:
-// one point per comparison value (the median of its runs) over time, the
-// reference the method compared with, and the current point in the colour
-// of its status. Without times (records without a start) the points are
-// spread evenly.
-func writeFigure(w io.Writer, e *regression.Entry, r *regression.KPIResult) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI)
-	p.Y.Label.Text = r.KPI
-	if r.Unit != "" {
-		p.Y.Label.Text += " (" + r.Unit + ")"
+// Colours of the figure's marks.
+var (
+	runColor     = color.RGBA{0x9a, 0xa1, 0xab, 0xff}
+	segmentColor = color.RGBA{0xe8, 0xf1, 0xfb, 0xff}
+	floorColor   = color.NRGBA{0x9d, 0xb5, 0xd0, 0x66}
+	refColor     = color.RGBA{0x33, 0x33, 0x33, 0xff}
+	changeColor  = color.RGBA{0xc0, 0x1c, 0x28, 0xff}
+)
+
+// FigureWidth and FigureHeight are the size of a figure's plot, without
+// its legend below.
+const (
+	FigureWidth  = 8 * vg.Inch
+	FigureHeight = 3.2 * vg.Inch
+)
+
+// newFigure draws the history of one entry x KPI, build by build (a
+// history point is a build: the median of its runs), oldest first and the
+// current build last, in the KPI's display unit: the runs behind each
+// build, the latest stable segment the reference was measured on (shaded),
+// the change points before it and the spikes left out, the reference and
+// the floor band around it (reference ± the smallest change the gate
+// counts), and the current build in the colour of its status. The legend
+// sits below the plot.
+func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, error) {
+	divisor, unit := r.DisplayScale()
+	yLabel := r.KPI
+	if unit != "" {
+		yLabel += " (" + unit + ")"
 	}
-	points := append([]analyze.Point{}, r.History...)
-	timed := true
-	for _, pt := range append(points, r.Current) {
-		if pt.Time.IsZero() {
-			timed = false
+	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), "build (short commit), oldest first; the last is the current build", yLabel)
+	var history []analyze.Point
+	for _, pt := range r.History {
+		if finite(pt.Value) {
+			history = append(history, pt)
 		}
 	}
-	x := func(i int, pt analyze.Point) float64 {
-		if timed {
-			return float64(pt.Time.Unix())
-		}
-		return float64(i)
+	n := len(history)
+	labels := make([]string, 0, n+1)
+	for _, pt := range history {
+		labels = append(labels, plotting.BuildLabel(pt.Commit, pt.Build, pt.Label))
 	}
-	if timed {
-		p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02"}
-		p.X.Label.Text = "time (one point per comparison value, at its first run)"
-	} else {
-		p.X.Label.Text = "history point"
-	}
-	hist := make(plotter.XYs, 0, len(points))
-	var spread plotter.XYs
-	for i, pt := range points {
-		if !finite(pt.Value) {
-			continue
+	labels = append(labels, plotting.BuildLabel(r.Current.Commit, r.Current.Build, r.Current.Label))
+	labels = plotting.DistinctLabels(labels)
+	labels[n] += "\n(current)"
+	p.X.Tick.Marker = plotting.BuildTicks{Labels: labels, Width: FigureWidth - vg.Inch}
+	y := func(v float64) float64 { return v / divisor }
+
+	var builds, runs, spikes plotter.XYs
+	var ys []float64
+	base := r.Result.Baseline
+	spike := map[int]bool{}
+	if base != nil {
+		for _, i := range base.Spikes {
+			spike[i] = true
 		}
-		hist = append(hist, plotter.XY{X: x(i, pt), Y: pt.Value})
+	}
+	for i, pt := range history {
+		xy := plotter.XY{X: float64(i), Y: y(pt.Value)}
+		builds = append(builds, xy)
+		ys = append(ys, xy.Y)
+		if spike[i] {
+			spikes = append(spikes, xy)
+		}
 		for _, s := range pt.Samples {
 			if finite(s) {
-				spread = append(spread, plotter.XY{X: x(i, pt), Y: s})
+				runs = append(runs, plotter.XY{X: float64(i), Y: y(s)})
+				ys = append(ys, y(s))
 			}
 		}
 	}
-	if len(spread) > len(hist) {
-		sc, err := plotter.NewScatter(spread)
-		if err != nil {
-			return err
+	var current, currentRuns plotter.XYs
+	if finite(r.Current.Value) {
+		current = plotter.XYs{{X: float64(n), Y: y(r.Current.Value)}}
+		ys = append(ys, current[0].Y)
+		for _, s := range r.Current.Samples {
+			if finite(s) {
+				currentRuns = append(currentRuns, plotter.XY{X: float64(n), Y: y(s)})
+				ys = append(ys, y(s))
+			}
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{0xb0, 0xb0, 0xb0, 0xff}, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
-		p.Add(sc)
-		p.Legend.Add("runs", sc)
 	}
-	if len(hist) > 0 {
-		line, pts, err := plotter.NewLinePoints(hist)
+	// The reference over the latest stable segment and the current build:
+	// its level, on its trend line when it has one.
+	ref := r.Result.Reference
+	segStart := 0
+	if base != nil && base.Len > 0 {
+		segStart = base.Start
+	}
+	level := func(x float64) float64 { return ref }
+	if base != nil && base.TrendPercent != 0 && finite(base.Level) && finite(ref) && base.Level == ref {
+		slope := base.TrendPercent / 100
+		if base.Log {
+			level = func(x float64) float64 { return ref * math.Pow(1+slope, x-float64(n)) }
+		} else {
+			level = func(x float64) float64 { return ref + slope*math.Abs(ref)*(x-float64(n)) }
+		}
+	}
+	var refLine, bandLo, bandHi plotter.XYs
+	if finite(ref) && n > 0 {
+		for _, x := range []float64{float64(segStart), float64(n)} {
+			v := y(level(x))
+			refLine = append(refLine, plotter.XY{X: x, Y: v})
+			ys = append(ys, v)
+			if f := r.Result.Floor; finite(f) {
+				lo, hi := v*(1-f/100), v*(1+f/100)
+				if lo > hi {
+					lo, hi = hi, lo
+				}
+				bandLo, bandHi = append(bandLo, plotter.XY{X: x, Y: lo}), append(bandHi, plotter.XY{X: x, Y: hi})
+				ys = append(ys, lo, hi)
+			}
+		}
+	}
+	if len(ys) == 0 {
+		return nil, errors.New("nothing to draw")
+	}
+	ylo, yhi := slices.Min(ys), slices.Max(ys)
+	pad := (yhi - ylo) * 0.08
+	if pad == 0 {
+		pad = math.Max(math.Abs(yhi)*0.05, 1)
+	}
+	p.Y.Min, p.Y.Max = ylo-pad, yhi+pad
+	// Room on the right for the current build's label, centred on it.
+	p.X.Min, p.X.Max = -0.6, float64(n)+0.6+0.06*float64(n+1)
+	rows := 0
+	add := func(name string, ts ...plot.Thumbnailer) {
+		p.Legend.Add(name, ts...)
+		rows++
+	}
+	if base != nil && n > 0 && base.Builds < n {
+		x0, x1 := float64(segStart)-0.5, float64(base.Start+base.Len)-0.5
+		shade, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: p.Y.Min}, {X: x1, Y: p.Y.Min}, {X: x1, Y: p.Y.Max}, {X: x0, Y: p.Y.Max}})
 		if err != nil {
-			return err
+			return nil, err
+		}
+		shade.Color, shade.LineStyle.Width = segmentColor, 0
+		p.Add(shade)
+		add(fmt.Sprintf("latest stable segment (%d builds): the reference", base.Builds), shade)
+	}
+	if len(bandLo) == 2 {
+		band, err := plotter.NewPolygon(append(slices.Clone(bandLo), bandHi[1], bandHi[0]))
+		if err != nil {
+			return nil, err
+		}
+		band.Color, band.LineStyle.Width = floorColor, 0
+		p.Add(band)
+		add(fmt.Sprintf("floor: reference %s (smaller changes do not count)", floorText(r.Result.Floor)), band)
+	}
+	if base != nil && len(base.ChangePoints) > 0 {
+		var first *plotter.Line
+		for _, c := range base.ChangePoints {
+			l, err := plotter.NewLine(plotter.XYs{{X: float64(c) - 0.5, Y: p.Y.Min}, {X: float64(c) - 0.5, Y: p.Y.Max}})
+			if err != nil {
+				return nil, err
+			}
+			l.LineStyle = draw.LineStyle{Color: changeColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+			p.Add(l)
+			if first == nil {
+				first = l
+			}
+		}
+		add("change point (a new level starts)", first)
+	}
+	if len(runs) > len(builds) {
+		sc, err := plotter.NewScatter(runs)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: runColor, Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		add("runs", sc)
+	}
+	if len(builds) > 0 {
+		line, pts, err := plotter.NewLinePoints(builds)
+		if err != nil {
+			return nil, err
 		}
 		line.Color, pts.Color = historyColor, historyColor
-		pts.Shape, pts.Radius = draw.CircleGlyph{}, vg.Points(2.5)
+		pts.Shape, pts.Radius = draw.CircleGlyph{}, vg.Points(2.4)
 		p.Add(line, pts)
-		p.Legend.Add("history (median per comparison value)", line, pts)
+		add("history build (median of its runs)", line, pts)
 	}
-	if ref := r.Result.Reference; finite(ref) && len(hist) > 0 {
-		lo, hi := hist[0].X, x(len(points), r.Current)
-		refLine, err := plotter.NewLine(plotter.XYs{{X: lo, Y: ref}, {X: hi, Y: ref}})
+	if len(spikes) > 0 {
+		sc, err := plotter.NewScatter(spikes)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		refLine.Color, refLine.Dashes = color.RGBA{0x90, 0x90, 0x90, 0xff}, []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(refLine)
-		p.Legend.Add("reference", refLine)
+		sc.GlyphStyle = draw.GlyphStyle{Color: changeColor, Radius: vg.Points(4.5), Shape: draw.RingGlyph{}}
+		p.Add(sc)
+		add("spike, left out of the reference", sc)
 	}
-	if finite(r.Current.Value) {
-		cur, err := plotter.NewScatter(plotter.XYs{{X: x(len(points), r.Current), Y: r.Current.Value}})
+	if len(refLine) == 2 {
+		l, err := plotter.NewLine(refLine)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		cur.GlyphStyle = draw.GlyphStyle{Color: statusColor[r.Status], Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
+		l.LineStyle = draw.LineStyle{Color: refColor, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+		p.Add(l)
+		add("reference "+r.Display(ref), l)
+	}
+	if len(current) > 0 {
+		c := statusColor[r.Status]
+		if len(currentRuns) > 1 {
+			sc, err := plotter.NewScatter(currentRuns)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.NRGBA{c.R, c.G, c.B, 0x80}, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
+		cur, err := plotter.NewScatter(current)
+		if err != nil {
+			return nil, err
+		}
+		cur.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
 		p.Add(cur)
-		p.Legend.Add(fmt.Sprintf("current (%s)", r.Status), cur)
+		add(fmt.Sprintf("current build: %s, %s (%s)", r.Display(r.Current.Value), delta(r.Result.DeltaPercent), r.Status), cur)
 	}
-	// Room around the points (a glyph on the border is cut) and above
-	// them for the legend.
-	all := append(append(plotter.XYs{}, hist...), spread...)
-	if finite(r.Current.Value) {
-		all = append(all, plotter.XY{X: x(len(points), r.Current), Y: r.Current.Value})
-	}
-	if ref := r.Result.Reference; finite(ref) && len(all) > 0 {
-		all = append(all, plotter.XY{X: all[0].X, Y: ref})
-	}
-	if len(all) == 0 {
-		return errors.New("nothing to draw")
-	}
-	xlo, xhi, ylo, yhi := plotter.XYRange(all)
-	pad := func(lo, hi, below, above float64) (float64, float64) {
-		span := hi - lo
-		if span == 0 {
-			span = math.Max(math.Abs(hi)*0.1, 1)
-		}
-		return lo - below*span, hi + above*span
-	}
-	p.X.Min, p.X.Max = pad(xlo, xhi, 0.04, 0.04)
-	p.Y.Min, p.Y.Max = pad(ylo, yhi, 0.1, 0.5)
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
-	wt, err := p.WriterTo(7*vg.Inch, 3*vg.Inch, "svg")
+	return &plotting.Figure{Name: fmt.Sprintf("entry-%d-%s", e.ID, r.KPI), Plot: p, Width: FigureWidth, Height: FigureHeight, LegendRows: rows}, nil
+}
+
+// writeFigure draws the figure of one entry x KPI as SVG.
+func writeFigure(w io.Writer, e *regression.Entry, r *regression.KPIResult) error {
+	f, err := newFigure(e, r)
 	if err != nil {
 		return err
 	}
-	_, err = wt.WriteTo(w)
-	return err
+	return f.WriteSVG(w)
 }
+
+// floorText is the floor band as "±3.0%".
+func floorText(v float64) string { return floor(v) }
 
 // sparkline is the data of the inline SVG of a table row: the history as
 // a polyline and the current point as a dot, scaled to the box.

@@ -14,15 +14,29 @@ import (
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/plotting"
 )
 
 // FigureDir is the directory of the HTML report's figures, relative to
 // the report.
 const FigureDir = "regression_plots"
 
-// MaxFigures bounds the figures of one report: each finding gets one, up to
-// this many (the table's sparklines show every result).
+// MaxFigures bounds the figures of one report: each result needing a
+// reader's attention (a finding, a failing or a noisy result) gets one, up
+// to this many (the table's sparklines show every result).
 const MaxFigures = 200
+
+// MaxDetailed bounds the other results (ok, no history, not analysed)
+// whose details and builds the page shows, folded: beyond it, a large
+// analysis would make a page too heavy to open.
+const MaxDetailed = 300
+
+// The builds a detail's table lists, the latest ones: more for a result
+// needing attention than for the others. The figure shows them all.
+const (
+	buildRowsAttention = 40
+	buildRowsOther     = 12
+)
 
 // Figure is one figure file of the HTML report.
 type Figure struct {
@@ -37,21 +51,30 @@ func (f Figure) Write(w io.Writer) error { return writeFigure(w, f.e, f.r) }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// Figures lists the figures the HTML report references: one per finding
-// (regression, improvement, acknowledged), in report order, at most
-// MaxFigures.
+// needsAttention tells whether a result gets a figure and an open detail:
+// a finding, a failing result, or one too noisy to judge.
+func needsAttention(r *regression.KPIResult) bool {
+	return r.IsFinding() || r.Status == analyze.StatusNoisy
+}
+
+// Figures lists the figures the HTML report references: one per result
+// needing attention (regression, improvement, acknowledged, noisy), in
+// report order, at most MaxFigures.
 func Figures(rep *regression.Report) []Figure {
 	var out []Figure
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
-			if !isFinding(r) || len(out) == MaxFigures {
+			if !needsAttention(r) || len(out) == MaxFigures {
 				continue
 			}
-			name := fmt.Sprintf("entry-%d-%s.svg", e.ID, unsafeName.ReplaceAllString(r.KPI, "_"))
-			out = append(out, Figure{Path: path.Join(FigureDir, name), e: e, r: r})
+			out = append(out, Figure{Path: path.Join(FigureDir, anchor(e, r)+".svg"), e: e, r: r})
 		}
 	}
 	return out
+}
+
+func anchor(e *regression.Entry, r *regression.KPIResult) string {
+	return fmt.Sprintf("entry-%d-%s", e.ID, unsafeName.ReplaceAllString(r.KPI, "_"))
 }
 
 //go:embed report.html.tmpl
@@ -60,22 +83,28 @@ var pageText string
 var page = template.Must(template.New("report").Parse(pageText))
 
 type htmlPage struct {
-	Method, Verdict string
-	Failed          bool
-	Summary         regression.Summary
-	Info            Info
-	Keys            []htmlKeys
-	MetaKeys        string
-	IgnoredKPIs     string
-	Variables       string
-	Fixed           [][2]string
-	History         regression.HistoryStats
-	First, Last     string
-	Rows            []htmlRow
-	Details         []htmlDetail
-	Skipped         []string
-	UnusedAcks      []string
-	FiguresLeftOut  int
+	Style          template.HTML
+	Intro          string
+	Outcome        Outcome
+	Headline       string
+	Method         string
+	Summary        regression.Summary
+	Info           Info
+	Comparison     string // shared by every entry; "" when they differ
+	Keys           []htmlKeys
+	MetaKeys       string
+	IgnoredKPIs    string
+	Variables      string
+	Fixed          [][2]string
+	History        regression.HistoryStats
+	First, Last    string
+	Rows           []htmlRow
+	Attention      []htmlDetail
+	Others         []htmlDetail
+	Skipped        []string
+	UnusedAcks     []string
+	FiguresLeftOut int
+	OthersLeftOut  int
 }
 
 type htmlKeys struct {
@@ -83,23 +112,31 @@ type htmlKeys struct {
 }
 
 type htmlRow struct {
-	ID                                          int
-	Entry, Comparison, KPI, Status, Class       string
-	Current, Reference, Delta, Stat, Note, Link string
-	Points                                      int
-	Spark                                       sparkline
+	ID                                    int
+	Entry, Comparison, KPI, Status, Class string
+	CI, Current, Reference, Delta, Floor  string
+	Q, Noise, Stat, Note, Link            string
+	Spark                                 sparkline
 }
 
 type htmlDetail struct {
-	Anchor, Title, Status, Class, Figure, Details, Note string
-	Labels                                              [][2]string
-	Runs                                                []regression.RunRef
-	Points                                              []htmlPoint
+	Anchor, Title, Summary, Status, Class, Figure string
+	Open                                          bool
+	Facts                                         [][2]string
+	Warnings                                      []string
+	Labels                                        [][2]string
+	Runs                                          []regression.RunRef
+	Builds                                        []htmlBuild
+	BuildsLeftOut                                 int
+
+	rank int // the order of the details needing attention
 }
 
-type htmlPoint struct {
-	Label, Time, Value, Runs string
-	Current                  bool
+type htmlBuild struct {
+	N                                     int
+	Build, Commit, Comparison, Time, Role string
+	Value, Runs, Class                    string
+	Current                               bool
 }
 
 func statusClass(s analyze.Status) string { return "st-" + string(s) }
@@ -119,13 +156,35 @@ func pairs(m map[string]string) [][2]string {
 	return out
 }
 
-// WriteHTML writes regression_report.html: the verdict and counts, the
-// configuration, the history read, the results table (rows coloured by
-// status, each with a sparkline of its history and current point), and the
-// details of each finding with its figure (Figures, written beside it).
+// sharedComparison is the comparison value of every entry when they all
+// have the same, else "".
+func sharedComparison(rep *regression.Report) string {
+	shared := ""
+	for i, e := range rep.Entries {
+		if i > 0 && e.ComparisonValue != shared {
+			return ""
+		}
+		shared = e.ComparisonValue
+	}
+	return shared
+}
+
+// WriteHTML writes regression_report.html, in the look of the visualize
+// pages and linked to their reports_index.html when Info.ReportsIndex
+// names it: the outcome as every output words it; the results table
+// (rows coloured by status, with how CI counts each, the change against
+// the floor, the q-value, the noise and a sparkline of the history); the
+// details of every result needing attention (findings and noisy ones),
+// each with its figure (Figures, written beside it), its numbers, the
+// reference the method compared with and its builds; the other results'
+// details folded; then the configuration and the history read.
 func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
-	pg := htmlPage{Method: rep.Method, Verdict: verdict(rep), Failed: rep.Failed(), Summary: rep.Summary, Info: info,
-		MetaKeys: list(regression.MetaKeys), IgnoredKPIs: list(rep.IgnoredKPIs), Variables: list(rep.Variables),
+	o := OutcomeOf(rep)
+	intro := fmt.Sprintf("%s × %s of %s, judged against %s by the %s method.", plural(rep.Summary.Entries, "entry"),
+		plural(rep.Summary.KPIs, "KPI"), info.Current, info.History, rep.Method)
+	pg := htmlPage{Style: plotting.Style(), Intro: intro, Outcome: o, Headline: o.Headline(), Method: rep.Method, Summary: rep.Summary, Info: info,
+		Comparison: sharedComparison(rep),
+		MetaKeys:   list(regression.MetaKeys), IgnoredKPIs: list(rep.IgnoredKPIs), Variables: list(rep.Variables),
 		Fixed: pairs(rep.Fixed), History: rep.History, First: day(rep.History.First), Last: day(rep.History.Last),
 		Skipped: rep.Skipped}
 	for _, wl := range slices.Sorted(maps.Keys(rep.Keys)) {
@@ -150,32 +209,150 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			row := htmlRow{ID: e.ID, Entry: e.Name, Comparison: comparison(e), KPI: kpiName(r), Status: string(r.Status),
-				Class: statusClass(r.Status), Current: r.Display(r.Current.Value), Reference: r.Display(r.Result.Reference),
-				Delta: delta(r.Result.DeltaPercent), Stat: statistic(r.Result), Note: note(r), Points: len(r.History),
-				Spark: newSparkline(r)}
-			if isFinding(r) {
-				d := detail(e, r, figures[r])
+				Class: statusClass(r.Status), CI: ciOutcome(r), Current: r.Display(r.Current.Value), Reference: r.Display(r.Result.Reference),
+				Delta: delta(r.Result.DeltaPercent), Floor: floor(r.Result.Floor), Q: number2(r.Result.QValue), Noise: noise(r.Result.Noise),
+				Stat: statistic(r.Result), Note: rowNote(r), Spark: newSparkline(r)}
+			switch {
+			case needsAttention(r):
+				d := detail(e, r, figures[r], true)
 				row.Link = "#" + d.Anchor
-				pg.Details = append(pg.Details, d)
+				pg.Attention = append(pg.Attention, d)
 				if d.Figure == "" {
 					pg.FiguresLeftOut++
 				}
+			case len(pg.Others) < MaxDetailed:
+				d := detail(e, r, "", false)
+				row.Link = "#" + d.Anchor
+				pg.Others = append(pg.Others, d)
+			default:
+				pg.OthersLeftOut++
 			}
 			pg.Rows = append(pg.Rows, row)
 		}
 	}
+	// Failing results first, then the other findings, then the noisy.
+	rank := func(d htmlDetail) int { return d.rank }
+	slices.SortStableFunc(pg.Attention, func(a, b htmlDetail) int { return rank(a) - rank(b) })
 	return page.Execute(w, pg)
 }
 
-func detail(e *regression.Entry, r *regression.KPIResult, figure string) htmlDetail {
-	d := htmlDetail{Anchor: fmt.Sprintf("entry-%d-%s", e.ID, unsafeName.ReplaceAllString(r.KPI, "_")),
-		Title:  fmt.Sprintf("#%d %s @ %s: %s", e.ID, e.Name, comparison(e), r.KPI),
-		Status: string(r.Status), Class: statusClass(r.Status), Figure: figure, Details: r.Result.Details, Note: note(r),
-		Labels: pairs(e.Labels), Runs: e.Runs}
-	for _, pt := range r.History {
-		d.Points = append(d.Points, htmlPoint{Label: pt.Label, Time: day(pt.Time), Value: r.Display(pt.Value), Runs: fmt.Sprint(len(pt.Samples))})
+// rowNote is the table's note: why a result has no verdict or passes, and
+// how many warnings its details list.
+func rowNote(r *regression.KPIResult) string {
+	var parts []string
+	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
+		parts = append(parts, r.Result.Reason)
 	}
-	d.Points = append(d.Points, htmlPoint{Label: r.Current.Label, Time: day(r.Current.Time), Value: r.Display(r.Current.Value),
-		Runs: fmt.Sprint(len(r.Current.Samples)), Current: true})
+	if r.Ack != nil {
+		parts = append(parts, "acknowledged: "+r.Ack.Reason)
+	} else if why := whyNotFailing(r); why != "" {
+		parts = append(parts, why)
+	}
+	if n := len(r.Warnings); n > 0 {
+		parts = append(parts, plural(n, "warning"))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ciText says how CI counts a result, in words.
+func ciText(r *regression.KPIResult) string {
+	switch ciOutcome(r) {
+	case "fail":
+		return "fails the analysis (exit 2)"
+	case "skip":
+		return "skipped: could not be judged"
+	}
+	if why := whyNotFailing(r); why != "" {
+		return "passes: " + why
+	}
+	return "passes"
+}
+
+func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bool) htmlDetail {
+	d := htmlDetail{Anchor: anchor(e, r), Title: fmt.Sprintf("#%d %s @ %s: %s", e.ID, e.Name, comparison(e), kpiName(r)),
+		Status: string(r.Status), Class: statusClass(r.Status), Figure: figure, Open: open,
+		Labels: pairs(e.Labels), Runs: e.Runs}
+	d.Summary = fmt.Sprintf("%s %s against %s", r.Display(r.Current.Value), delta(r.Result.DeltaPercent), r.Display(r.Result.Reference))
+	if !finite(r.Result.DeltaPercent) {
+		d.Summary = r.Display(r.Current.Value)
+	}
+	fact := func(k, v string) { d.Facts = append(d.Facts, [2]string{k, v}) }
+	fact("CI", ciText(r))
+	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
+		fact("why", r.Result.Reason)
+	}
+	fact("current build", fmt.Sprintf("%s, the median of %s", r.Display(r.Current.Value), plural(max(1, len(r.Current.Samples)), "run")))
+	fact("reference", r.Display(r.Result.Reference))
+	fact("change", fmt.Sprintf("%s (the floor, the smallest change counted: %s)", delta(r.Result.DeltaPercent), floor(r.Result.Floor)))
+	fact("significance", fmt.Sprintf("%s, %s (adjusted for the false discovery rate across every test of the analysis)", statistic(r.Result), qvalue(r.Result.QValue)))
+	nz := "unknown"
+	if finite(r.Result.Noise) {
+		nz = fmt.Sprintf("standard error %s of the current build against its reference", noise(r.Result.Noise))
+		if finite(r.Result.Detectable) {
+			nz += fmt.Sprintf("; the smallest change this test can see: %.1f%%", r.Result.Detectable)
+		}
+	}
+	fact("noise", nz)
+	if r.Result.Details != "" {
+		fact("method ("+r.Result.Method+")", r.Result.Details)
+	}
+	for _, w := range r.Warnings {
+		d.Warnings = append(d.Warnings, w.Msg)
+	}
+	d.Builds, d.BuildsLeftOut = builds(r, open)
+	switch {
+	case r.Failing:
+	case r.IsFinding():
+		d.rank = 1
+	default:
+		d.rank = 2
+	}
 	return d
+}
+
+// builds lists the history builds of a result, the latest ones, each with
+// its role in the reference, then the current build.
+func builds(r *regression.KPIResult, attention bool) ([]htmlBuild, int) {
+	role := map[int]string{}
+	if b := r.Result.Baseline; b != nil {
+		for i := b.Start; i < b.Start+b.Len; i++ {
+			role[i] = "stable segment"
+		}
+		for _, c := range b.ChangePoints {
+			role[c] = "change point: a new level starts"
+		}
+		for _, s := range b.Spikes {
+			role[s] = "spike, left out"
+		}
+	}
+	var out []htmlBuild
+	finiteIndex := 0
+	for i, pt := range r.History {
+		hb := htmlBuild{N: i + 1, Build: plotting.BuildLabel(pt.Commit, pt.Build, pt.Label), Commit: pt.Commit, Comparison: pt.Label,
+			Time: day(pt.Time), Value: r.Display(pt.Value), Runs: fmt.Sprint(max(1, len(pt.Samples)))}
+		if finite(pt.Value) {
+			hb.Role = role[finiteIndex]
+			finiteIndex++
+		}
+		switch {
+		case strings.HasPrefix(hb.Role, "change point"):
+			hb.Class = "role-change"
+		case strings.HasPrefix(hb.Role, "spike"):
+			hb.Class = "role-spike"
+		case hb.Role != "":
+			hb.Class = "role-segment"
+		}
+		out = append(out, hb)
+	}
+	keep := buildRowsOther
+	if attention {
+		keep = buildRowsAttention
+	}
+	left := max(0, len(out)-keep)
+	out = out[left:]
+	cur := r.Current
+	out = append(out, htmlBuild{N: len(r.History) + 1, Build: plotting.BuildLabel(cur.Commit, cur.Build, cur.Label), Commit: cur.Commit,
+		Comparison: cur.Label, Time: day(cur.Time), Value: r.Display(cur.Value), Runs: fmt.Sprint(len(cur.Samples)),
+		Role: "current build", Current: true, Class: "current " + statusClass(r.Status)})
+	return out, left
 }

@@ -4,9 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
-	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
 )
 
@@ -37,11 +37,12 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	ClassName string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	ClassName  string          `xml:"classname,attr"`
+	Name       string          `xml:"name,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Failure    *junitMessage   `xml:"failure,omitempty"`
+	Skipped    *junitMessage   `xml:"skipped,omitempty"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitMessage struct {
@@ -51,10 +52,16 @@ type junitMessage struct {
 }
 
 // WriteJUnit writes junit.xml: one testsuite per workload, one testcase
-// per entry x KPI. A regression (or a result failing the analysis, an
-// improvement under --fail-on-improvement) is a failure; not-analyzed and
-// no-history are skipped; acknowledged passes and says why.
+// per entry x KPI. A testcase fails exactly when its result fails the
+// analysis (exit 2): an unacknowledged regression, or improvement under
+// --fail-on-improvement. A change found but not failing (acknowledged, an
+// improvement, a regression with --fail-on-regression=false) passes,
+// saying so first in system-out and in its properties; noisy, no-history
+// and not-analyzed results are skipped with their reason. The suites'
+// properties carry the outcome of the whole analysis, as the other
+// reports word it.
 func WriteJUnit(w io.Writer, rep *regression.Report, info Info) error {
+	o := OutcomeOf(rep)
 	doc := junitSuites{Name: "seshat regression"}
 	suites := map[string]int{}
 	for _, e := range rep.Entries {
@@ -64,18 +71,24 @@ func WriteJUnit(w io.Writer, rep *regression.Report, info Info) error {
 			i = len(doc.Suites)
 			suites[name] = i
 			doc.Suites = append(doc.Suites, junitSuite{Name: name, Properties: []junitProperty{
-				{"method", rep.Method}, {"parameters", info.Params}, {"history", info.History}}})
+				{"method", rep.Method}, {"parameters", info.Params}, {"history", info.History},
+				{"outcome", o.Kind}, {"exit_status", strconv.Itoa(o.Exit)}, {"verdict", o.Sentence()}}})
 		}
 		s := &doc.Suites[i]
 		for _, r := range e.Results {
-			c := junitCase{ClassName: fmt.Sprintf("%s @ %s", e.Name, comparison(e)), Name: kpiName(r), SystemOut: caseText(e, r)}
-			headline := fmt.Sprintf("%s: %s %s against %s (%s)", r.Status, r.Display(r.Current.Value), delta(r.Result.DeltaPercent),
-				r.Display(r.Result.Reference), statistic(r.Result))
-			switch {
-			case r.Status == analyze.StatusRegression || r.Failing:
+			c := junitCase{ClassName: fmt.Sprintf("%s @ %s", e.Name, comparison(e)), Name: kpiName(r), SystemOut: caseText(e, r),
+				Properties: []junitProperty{{"status", string(r.Status)}, {"verdict", string(r.Result.Status)},
+					{"failing", strconv.FormatBool(r.Failing)}, {"finding", strconv.FormatBool(r.IsFinding())}}}
+			if r.Ack != nil {
+				c.Properties = append(c.Properties, junitProperty{"ack_reason", r.Ack.Reason})
+			}
+			headline := fmt.Sprintf("%s: %s %s against %s (%s, floor %s)", r.Status, r.Display(r.Current.Value), delta(r.Result.DeltaPercent),
+				r.Display(r.Result.Reference), statistic(r.Result), floor(r.Result.Floor))
+			switch ciOutcome(r) {
+			case "fail":
 				c.Failure = &junitMessage{Message: headline, Type: string(r.Status), Text: r.Result.Details}
 				s.Failures++
-			case r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory:
+			case "skip":
 				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s", r.Status, r.Result.Reason)}
 				s.Skipped++
 			}
@@ -100,15 +113,20 @@ func WriteJUnit(w io.Writer, rep *regression.Report, info Info) error {
 	return err
 }
 
-// caseText is the testcase's output: the numbers, the runs and the notes.
+// caseText is the testcase's output: why a finding passes, the numbers,
+// the runs and the notes.
 func caseText(e *regression.Entry, r *regression.KPIResult) string {
 	var b strings.Builder
+	if why := whyNotFailing(r); why != "" {
+		fmt.Fprintf(&b, "PASSES: %s\n", why)
+	}
 	fmt.Fprintf(&b, "status: %s", r.Status)
 	if r.Status != r.Result.Status {
 		fmt.Fprintf(&b, " (%s)", r.Result.Status)
 	}
-	fmt.Fprintf(&b, "\ncurrent: %s; reference: %s; delta: %s; %s; history points: %d\n",
-		r.Display(r.Current.Value), r.Display(r.Result.Reference), delta(r.Result.DeltaPercent), statistic(r.Result), len(r.History))
+	fmt.Fprintf(&b, "\ncurrent: %s; reference: %s; delta: %s; floor: %s; statistic: %s; q: %s; noise: %s; history builds: %d\n",
+		r.Display(r.Current.Value), r.Display(r.Result.Reference), delta(r.Result.DeltaPercent), floor(r.Result.Floor),
+		statistic(r.Result), number2(r.Result.QValue), noise(r.Result.Noise), len(r.History))
 	if r.Result.Details != "" {
 		fmt.Fprintf(&b, "details: %s\n", r.Result.Details)
 	}

@@ -18,8 +18,16 @@ var statusMark = map[analyze.Status]string{
 	analyze.StatusRegression:      "🔴",
 	analyze.StatusImprovement:     "🟢",
 	regression.StatusAcknowledged: "🟠",
+	analyze.StatusNoisy:           "🟡",
 	analyze.StatusNoHistory:       "⚪",
 	analyze.StatusNotAnalyzed:     "⚪",
+}
+
+var outcomeMark = map[string]string{
+	OutcomeFailed:   "❌",
+	OutcomeFindings: "⚠️",
+	OutcomePassed:   "✅",
+	OutcomeNoData:   "⚪",
 }
 
 // cell escapes a Markdown table cell.
@@ -29,47 +37,64 @@ func cell(s string) string {
 }
 
 // WriteMarkdown writes summary.md, suitable for a CI step summary
-// ($GITHUB_STEP_SUMMARY): the verdict, the counts, the findings, and what
-// could not be analysed, each table capped at MaxMarkdownRows rows.
+// ($GITHUB_STEP_SUMMARY): the outcome, the counts, the findings (each
+// saying whether it fails), the results too noisy to judge and what could
+// not be analysed, each table capped at MaxMarkdownRows rows.
 func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 	var b strings.Builder
 	s := rep.Summary
-	mark := "✅"
-	if rep.Failed() {
-		mark = "❌"
-	}
-	fmt.Fprintf(&b, "## %s Seshat regression analysis\n\n", mark)
-	fmt.Fprintf(&b, "**%s**\n\n", cell(verdict(rep)))
-	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | no history | not analysed |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
-		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.NoHistory, s.NotAnalyzed)
+	o := OutcomeOf(rep)
+	fmt.Fprintf(&b, "## %s Seshat regression analysis\n\n", outcomeMark[o.Kind])
+	fmt.Fprintf(&b, "**%s**: %s\n\n", o.Headline(), cell(o.Text))
+	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | noisy | no history | not analysed | failing |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
+		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
 	fmt.Fprintf(&b, "Method `%s` (%s); history from `%s`.\n", rep.Method, info.Params, info.History)
 
-	var findings, skipped []row
+	var findings, noisy, skipped []row
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			switch {
 			case isFinding(r):
 				findings = append(findings, row{e, r})
+			case r.Status == analyze.StatusNoisy:
+				noisy = append(noisy, row{e, r})
 			case r.Status == analyze.StatusNotAnalyzed:
 				skipped = append(skipped, row{e, r})
 			}
 		}
 	}
 	if len(findings) > 0 {
-		fmt.Fprintf(&b, "\n### Findings (%d)\n\n", len(findings))
-		b.WriteString("| status | # | entry | comparison | KPI | current | reference | delta | statistic | note |\n")
-		b.WriteString("|---|---:|---|---|---|---:|---:|---:|---:|---|\n")
+		fmt.Fprintf(&b, "\n### Findings (%d, %d failing)\n\n", len(findings), s.Failing)
+		b.WriteString("| status | fails? | # | entry | comparison | KPI | current | reference | delta | floor | statistic | note |\n")
+		b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---:|---:|---|\n")
 		for i, f := range findings {
 			if i == MaxMarkdownRows {
 				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(findings)-i)
 				break
 			}
 			e, r := f.e, f.r
-			fmt.Fprintf(&b, "| %s %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, e.ID,
+			fails := "no"
+			if r.Failing {
+				fails = "**yes**"
+			}
+			fmt.Fprintf(&b, "| %s %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, fails, e.ID,
 				cell(e.Name), cell(comparison(e)), cell(kpiName(r)), cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)),
-				delta(r.Result.DeltaPercent), statistic(r.Result), cell(note(r)))
+				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), cell(note(r)))
+		}
+	}
+	if len(noisy) > 0 {
+		fmt.Fprintf(&b, "\n### Too noisy to judge (%d)\n\n", len(noisy))
+		b.WriteString("| # | entry | KPI | current | reference | delta | noise | reason |\n|---:|---|---|---:|---:|---:|---:|---|\n")
+		for i, f := range noisy {
+			if i == MaxMarkdownRows {
+				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(noisy)-i)
+				break
+			}
+			e, r := f.e, f.r
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)),
+				cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), cell(r.Result.Reason))
 		}
 	}
 	if len(skipped) > 0 {

@@ -20,7 +20,7 @@ func synthetic(n int, status analyze.Status) *regression.Report {
 	for i := range n {
 		r := &regression.KPIResult{KPI: "rate|gflops", Unit: "GFLOPS", Direction: analyze.HigherIsBetter, Status: status,
 			Result: analyze.Result{Method: "edivisive", Status: status, Reference: 100, DeltaPercent: -10, PValue: 1e-6,
-				Score: 0.1, CILow: math.NaN(), CIHigh: math.NaN(), Details: "a <b> & c"},
+				Score: 0.1, CILow: math.NaN(), CIHigh: math.NaN(), Floor: 3, QValue: 1e-5, Noise: 0.01, Detectable: 2.5, Details: "a <b> & c"},
 			Current: analyze.Point{Value: 90, Label: "v2"},
 			History: []analyze.Point{{Value: 100, Label: "v0", Time: time.Unix(0, 0)}, {Value: 101, Label: "v1", Time: time.Unix(3600, 0)}}}
 		r.Failing = status == analyze.StatusRegression
@@ -76,7 +76,7 @@ func TestJUnitIsValidXML(t *testing.T) {
 	}
 	c := doc.Suites[0].Cases[0]
 	if doc.Tests != 3 || doc.Failures != 3 || c.Name != "rate|gflops" || c.Failure.Text != "a <b> & c" ||
-		c.Failure.Message != "regression: 90 GFLOPS -10.0% against 100 GFLOPS (p=1e-06)" {
+		c.Failure.Message != "regression: 90 GFLOPS -10.0% against 100 GFLOPS (p=1e-06, floor ±3.0%)" {
 		t.Errorf("%+v", doc)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -21,7 +22,7 @@ var flagValues = map[string]map[string]func() []string{
 	"regression": {"method": analyze.Names},
 	"history":    {"format": func() []string { return []string{pipeline.FormatTable, pipeline.FormatJSON} }},
 	"kpis":       {"format": func() []string { return []string{pipeline.FormatOpenMetrics, pipeline.FormatJSON} }},
-	"visualize":  {"generate": pipeline.Generators},
+	"visualize":  {"generate": pipeline.Generators, "history-axis": plotting.HistoryAxes},
 }
 
 // registerCompletions makes shell completion suggest the values of the

@@ -51,9 +51,17 @@ func TestDemo(t *testing.T) {
 		if err != nil || len(runs) != i+1 {
 			t.Fatalf("demo %d: run directories %v (%v)", i+1, runs, err)
 		}
-		for _, f := range []string{"regression/regression_report.html", "regression/junit.xml", "regression/summary.md", "reports/reports_index.html", "reports/kpi_history.html"} {
+		for _, f := range []string{"regression-report/regression_report.html", "regression-report/junit.xml", "regression-report/summary.md", "reports/reports_index.html", "reports/kpi_history.html"} {
 			if _, err := os.Stat(filepath.Join(runs[i], f)); err != nil {
 				t.Errorf("demo %d: %v", i+1, err)
+			}
+		}
+		// The pages link each other: the index to the regression report
+		// beside it, the report back to the index.
+		for f, link := range map[string]string{"reports/reports_index.html": `href="../regression-report/regression_report.html"`,
+			"regression-report/regression_report.html": `href="../reports/reports_index.html"`} {
+			if data, err := os.ReadFile(filepath.Join(runs[i], f)); err != nil || !strings.Contains(string(data), link) {
+				t.Errorf("demo %d: %s lacks %s (%v)", i+1, f, link, err)
 			}
 		}
 		s, err := lts.Open(context.Background(), "sqlite:"+filepath.Join(work, "lts.db"), lts.StoreOptions{})

@@ -80,6 +80,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringVar(&o.Rerun.Python, "python", "", "--confirm: Python interpreter of the numpy and torch PIs")
 	f.StringVar(&o.Ack, "ack", "", "YAML or JSON file of acknowledged regressions: [{test_uuid or comparison, kpi, reason}]")
 	f.StringVar(&o.ReportDir, "report-dir", pipeline.DefaultRegressionReportDir, "directory of the reports")
+	f.StringVar(&o.ReportsIndex, "reports-index", "", "reports_index.html of seshat visualize the HTML report links back to (default: one in the parent of --report-dir, if there)")
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
 	f.BoolVar(&o.FailOnImprovement, "fail-on-improvement", false, "exit 2 on an unacknowledged improvement too")
 	f.StringVar(&o.KPIFilter, "kpi-filter", "", "analyse only the KPIs whose name contains this")
@@ -110,6 +111,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "python", "run.python")
 	config.BindKey(f, "ack", "regression_analyses.ack")
 	config.BindKey(f, "report-dir", "regression_analyses.report_dir")
+	config.BindKey(f, "reports-index", "regression_analyses.reports_index")
 	config.BindKey(f, "fail-on-regression", "regression_analyses.fail_on_regression")
 	config.BindKey(f, "fail-on-improvement", "regression_analyses.fail_on_improvement")
 	return cmd

@@ -317,7 +317,7 @@ func TestRegressionHistoryOrderedByTime(t *testing.T) {
 // regression (rate_gflops), an acknowledged one (elapsed_ms), a series
 // without history (size 128) and a failed run (size 256). It returns the
 // result, the report directory and the temporary directory to hide.
-func goldenScenario(t *testing.T) (result, string, string) {
+func goldenScenario(t *testing.T, extra ...string) (result, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	failed := current("256", []float64{1}, []float64{1})
@@ -346,7 +346,7 @@ func goldenScenario(t *testing.T) (result, string, string) {
 		t.Fatal(err)
 	}
 	reports := filepath.Join(dir, "report")
-	r := runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", reports, "--ack", ack)
+	r := runSeshat(t, nil, append([]string{"regression", "--lts", file, "--history", url, "--report-dir", reports, "--ack", ack}, extra...)...)
 	return r, reports, dir
 }
 
@@ -383,29 +383,47 @@ func TestRegressionGolden(t *testing.T) {
 }
 
 // TestRegressionReportInBrowser opens the HTML report in headless
-// Chromium: every figure it references exists and decodes, and it renders.
+// Chromium: every figure it references exists, decodes and loads, its link
+// back to the reports index leads to a file, and it renders.
 func TestRegressionReportInBrowser(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
-	r, reports, _ := goldenScenario(t)
+	index := filepath.Join(t.TempDir(), "reports")
+	r, reports, _ := goldenScenario(t, "--reports-index", index)
 	if r.code != 2 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	p := browsertest.Check(t, filepath.Join(reports, "regression_report.html"))
+	if err := os.MkdirAll(index, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(index, "reports_index.html"), []byte("<!DOCTYPE html><title>index</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(reports, "regression_report.html")
+	p := browsertest.Check(t, page)
 	figures, err := browsertest.Resources(p.DOM)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, back := 0, 0
 	for _, f := range figures {
-		if f.Element == "img" {
+		switch {
+		case f.Element == "img":
 			n++
+		case f.Element == "a" && strings.HasSuffix(f.URL, "reports_index.html"):
+			back++
 		}
 	}
 	if n != 2 {
 		t.Errorf("%d figures in the report, want one per finding (2)", n)
 	}
-	for _, want := range []string{"Configuration overview", "History overview", "st-regression", "<svg class=\"spark\""} {
+	if back == 0 {
+		t.Error("no link back to the reports index")
+	}
+	if imgs := browsertest.CheckImagesLoad(t, page); len(imgs) != n {
+		t.Errorf("the browser loaded %d images, the page has %d", len(imgs), n)
+	}
+	for _, want := range []string{"Configuration overview", "History overview", "st-regression", "<svg class=\"spark\"", "FAILED (exit 2)"} {
 		if !strings.Contains(p.DOM, want) {
 			t.Errorf("rendered report lacks %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/plotting"
 )
 
 func newVisualizeCmd(g *globals) *cobra.Command {
@@ -38,7 +39,9 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	f.StringVar(&o.History, "history", "", "KPI history for the KPI history report: an LTS store (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (seshat parse --output-lts)")
 	f.StringVar(&o.BatchKey, "batch-key", "", "setting whose values are the batches compared (default: the workload's comparison key, backend for pi)")
 	f.StringVar(&o.XKey, "x-key", "", "setting on the x axis of the scaling report (default matrix_size)")
+	f.StringVar(&o.HistoryAxis, "history-axis", plotting.AxisTime, "x axis of the KPI history figures: time (each build at its first run) or build (builds side by side, named by short commit)")
 	f.StringVarP(&o.OutputDir, "output-dir", "o", "", "directory to write the reports into")
+	f.StringVar(&o.RegressionReport, "regression-report", "", "regression report (seshat regression --report-dir, or its regression_report.html) that reports_index.html links to (default: a regression-report directory under or beside --output-dir)")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
@@ -48,6 +51,8 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	config.BindKey(f, "history", "plots.history")
 	config.BindKey(f, "batch-key", "plots.batch_key")
 	config.BindKey(f, "x-key", "plots.x_key")
+	config.BindKey(f, "history-axis", "plots.history_axis")
+	config.BindKey(f, "regression-report", "plots.regression_report")
 	config.BindKey(f, "output-dir", "plots.output_dir")
 	return cmd
 }

@@ -14,12 +14,21 @@ import (
 var imgTag = regexp.MustCompile(`<img src="([^"]+)" alt="([^"]*)"`)
 
 // TestVisualizeInChromium opens every page of the reports of the shipped
-// tree in headless Chromium (Debian's chromium, which .ci/run installs):
-// the page loads, every image loads with a non-zero size, every local link
-// leads to a file, and a screenshot is not blank.
+// tree in headless Chromium (Debian's chromium, which .ci/run installs),
+// and the regression report the index links to: the page loads, every
+// image loads with a non-zero size, every local link leads to a file, and
+// a screenshot is not blank.
 func TestVisualizeInChromium(t *testing.T) {
 	browsertest.Chromium(t)
-	out := filepath.Join(t.TempDir(), "reports")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "reports")
+	// A regression report under the output directory, written first (as
+	// a CI job may), linking back to the index visualize writes next.
+	url, file := plant(t, dir, history(), current("64", droppedRates, risenLatencies))
+	regression := filepath.Join(out, "regression-report")
+	if r := runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", regression, "--reports-index", out); r.code != 2 {
+		t.Fatalf("regression: exit %d: %s", r.code, r.stderr)
+	}
 	r := runSeshat(t, nil, "visualize", "--results-dir", copyResults(t), "--history", historyFile, "--output-dir", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -28,6 +37,11 @@ func TestVisualizeInChromium(t *testing.T) {
 	if err != nil || len(pages) != 7 {
 		t.Fatalf("pages %v (%v), want the index and 6 reports", pages, err)
 	}
+	index, err := os.ReadFile(filepath.Join(out, "reports_index.html"))
+	if err != nil || !bytes.Contains(index, []byte(`href="regression-report/regression_report.html"`)) {
+		t.Errorf("the index does not link to the regression report (%v)", err)
+	}
+	pages = append(pages, filepath.Join(regression, "regression_report.html"))
 	for _, page := range pages {
 		name := filepath.Base(page)
 		t.Run(strings.TrimSuffix(name, ".html"), func(t *testing.T) {
@@ -41,7 +55,7 @@ func TestVisualizeInChromium(t *testing.T) {
 					t.Errorf("%s has no alt text", m[1])
 				}
 			}
-			if name != "reports_index.html" && !bytes.Contains(html, []byte(`href="reports_index.html"`)) {
+			if name != "reports_index.html" && !bytes.Contains(html, []byte(`reports_index.html"`)) {
 				t.Error("no link back to reports_index.html")
 			}
 

@@ -123,6 +123,10 @@ type PlotsConfig struct {
 	History  string `yaml:"history"`
 	BatchKey string `yaml:"batch_key"`
 	XKey     string `yaml:"x_key"`
+	// HistoryAxis is the x axis of the KPI history figures: time or build.
+	HistoryAxis string `yaml:"history_axis"`
+	// RegressionReport is the regression report reports_index.html links to.
+	RegressionReport string `yaml:"regression_report"`
 }
 
 // LTSConfig is the `lts` section.
@@ -159,6 +163,7 @@ type Regression struct {
 	FailOnImprovement *bool    `yaml:"fail_on_improvement"`
 	Ack               string   `yaml:"ack"`
 	ReportDir         string   `yaml:"report_dir"`
+	ReportsIndex      string   `yaml:"reports_index"`
 	WindowLen         *int     `yaml:"window_len"`
 	MaxPValue         *float64 `yaml:"max_pvalue"`
 	MinMagnitude      *float64 `yaml:"min_magnitude"`

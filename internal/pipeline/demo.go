@@ -60,7 +60,7 @@ func Demo(ctx context.Context, env Env, opts DemoOptions) error {
 		stackA:    filepath.Join(this, "results", "stack_a"),
 		stackB:    filepath.Join(this, "results", "stack_b"),
 		reports:   filepath.Join(this, "reports"),
-		report:    filepath.Join(this, "regression"),
+		report:    filepath.Join(this, DefaultRegressionReportDir),
 	}
 	if err := os.MkdirAll(this, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -120,6 +120,8 @@ func (d demo) upload(ctx context.Context, dir string) error {
 	return Upload(ctx, d.env, UploadOptions{ResultsDir: dir, Store: d.store})
 }
 
+// visualize draws the reports; their index links to the regression
+// report beside them (found there, as it would be in CI).
 func (d demo) visualize(ctx context.Context) error {
 	return Visualize(ctx, d.env, VisualizeOptions{
 		ResultsDir: filepath.Join(d.this, "results"),
@@ -132,12 +134,14 @@ func (d demo) visualize(ctx context.Context) error {
 // regression judges stack B against the history, the stored nights of
 // stack A (and every earlier demo) with dtype as the comparison key, by
 // the default method: a history point is a build. The demo shows a
-// regression; it does not fail on it.
+// regression; it does not fail on it. Its report links to the reports
+// index the last step writes.
 func (d demo) regression(ctx context.Context) error {
 	return Regression(ctx, d.env, RegressionOptions{
-		ResultsDir: d.stackB,
-		History:    d.store,
-		Keys:       regression.Keys{ComparisonKeys: []string{"dtype"}},
-		ReportDir:  d.report,
+		ResultsDir:   d.stackB,
+		History:      d.store,
+		Keys:         regression.Keys{ComparisonKeys: []string{"dtype"}},
+		ReportDir:    d.report,
+		ReportsIndex: filepath.Join(d.reports, "reports_index.html"),
 	})
 }

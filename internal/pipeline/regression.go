@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -59,7 +59,11 @@ type RegressionOptions struct {
 	// Ack is an ack file of known regressions.
 	Ack       string
 	ReportDir string
-	KPIFilter string
+	// ReportsIndex is the reports_index.html of `seshat visualize` the
+	// HTML report links back to; when empty, one in the report
+	// directory's parent, if there is one.
+	ReportsIndex string
+	KPIFilter    string
 	// FailOnRegression and FailOnImprovement decide the exit status 2.
 	FailOnRegression, FailOnImprovement bool
 	// Disabled (regression_analyses.enabled: false) skips the analysis.
@@ -161,6 +165,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if dir == "" {
 		dir = DefaultRegressionReportDir
 	}
+	info.ReportsIndex = reportsIndexHref(dir, opts.ReportsIndex)
 	if err := writeRegressionReports(dir, rep, info); err != nil {
 		return err
 	}
@@ -200,23 +205,18 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 	return again, nil
 }
 
-// regressionStatus is the exit status of an analysis as an error.
+// regressionStatus is the exit status of an analysis as an error: the one
+// report.OutcomeOf gives, which every report file states too.
 func regressionStatus(rep *regression.Report) error {
-	if rep.Summary.Entries == 0 {
-		return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
-	}
-	valued := 0
-	for _, e := range rep.Entries {
-		for _, r := range e.Results {
-			if !math.IsNaN(r.Current.Value) {
-				valued++
-			}
+	o := report.OutcomeOf(rep)
+	switch o.Kind {
+	case report.OutcomeNoData:
+		if rep.Summary.Entries == 0 {
+			return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
 		}
-	}
-	if valued == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current entry has a KPI value: %d entries not analysed (failed or incomplete runs?)", rep.Summary.Entries)
-	}
-	if !rep.Failed() {
+	case report.OutcomeFailed:
+	default:
 		return nil
 	}
 	var names []string
@@ -237,6 +237,25 @@ func regressionStatus(rep *regression.Report) error {
 		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
 	}
 	return exitcode.Errorf(exitcode.RegressionFound, "%d unacknowledged finding(s) fail the analysis: %s", len(names), strings.Join(shown, "; "))
+}
+
+// reportsIndexHref is the link from the regression report in dir back to
+// the reports_index.html of `seshat visualize`: the one named (the file or
+// visualize's output directory; it may not exist yet, when visualize runs
+// after), else one in dir's parent (the report written under visualize's
+// output directory); "" when none.
+func reportsIndexHref(dir, named string) string {
+	index := named
+	if fi, err := os.Stat(named); (err == nil && fi.IsDir()) || (named != "" && !strings.HasSuffix(named, ".html")) {
+		index = filepath.Join(named, plotting.IndexFile) // visualize's output directory
+	}
+	if index == "" {
+		index = filepath.Join(dir, "..", plotting.IndexFile)
+		if _, err := os.Stat(index); err != nil {
+			return ""
+		}
+	}
+	return relativeHref(dir, index)
 }
 
 // ackFileLimit bounds the ack file read whole.

@@ -2,8 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
@@ -32,7 +36,14 @@ type VisualizeOptions struct {
 	// password file), as for upload and regression.
 	Connection     StoreConnection
 	BatchKey, XKey string
-	OutputDir      string
+	// HistoryAxis is the x axis of the KPI history figures: time (the
+	// default when empty) or build.
+	HistoryAxis string
+	// RegressionReport is the regression_report.html (or its directory)
+	// reports_index.html links to; when empty, a regression-report
+	// directory under or beside the output directory, if there is one.
+	RegressionReport string
+	OutputDir        string
 }
 
 // historyFileLimit bounds a file of LTS payloads read whole as history.
@@ -47,6 +58,9 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	}
 	if opts.ResultsDir == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
+	}
+	if opts.HistoryAxis != "" && !slices.Contains(plotting.HistoryAxes(), opts.HistoryAxis) {
+		return exitcode.Errorf(exitcode.InvalidInput, "--history-axis %q: want %s", opts.HistoryAxis, strings.Join(plotting.HistoryAxes(), " or "))
 	}
 	// The workload file of the results declares reports too.
 	if err := discoverWorkload(env, opts.ResultsDir); err != nil {
@@ -95,7 +109,8 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	}
 	res, err := plotting.Generate(ctx, m, plotting.Options{
 		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,
-		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, Log: env.Log,
+		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, HistoryAxis: opts.HistoryAxis,
+		Regression: regressionLink(env, opts.OutputDir, opts.RegressionReport), Log: env.Log,
 	})
 	var unknown *plotting.UnknownError
 	if errors.As(err, &unknown) {
@@ -107,6 +122,64 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 	fmt.Fprintln(env.status(), m.Stats())
 	fmt.Fprintf(env.status(), "wrote %d pages (%d without data), %d figures: %s\n", res.Pages, res.EmptyPages, res.Figures, res.Index)
 	return nil
+}
+
+// regressionLink finds the regression report the index links to: the one
+// named (a file, or a directory holding regression_report.html; linked
+// even when it is not written yet: in CI the analysis may run after the
+// reports), else the default report directory of `seshat regression`
+// under or beside the output directory. Its verdict comes from the
+// regression_summary.json beside it, when there.
+func regressionLink(env Env, outDir, named string) *plotting.RegressionLink {
+	var page string
+	switch {
+	case named != "":
+		page = named
+		fi, err := os.Stat(named)
+		if (err == nil && fi.IsDir()) || (err != nil && !strings.HasSuffix(named, ".html")) {
+			page = filepath.Join(named, RegressionHTML) // a report directory, maybe not written yet
+		}
+		if err != nil {
+			env.logger().Debug("--regression-report not written yet; linked as named", "path", page, "err", err)
+		}
+	default:
+		for _, dir := range []string{filepath.Join(outDir, DefaultRegressionReportDir), filepath.Join(outDir, "..", DefaultRegressionReportDir)} {
+			if _, err := os.Stat(filepath.Join(dir, RegressionHTML)); err == nil {
+				page = filepath.Join(dir, RegressionHTML)
+				break
+			}
+		}
+		if page == "" {
+			return nil
+		}
+	}
+	link := &plotting.RegressionLink{Href: relativeHref(outDir, page)}
+	data, err := parsers.ReadLimited(filepath.Join(filepath.Dir(page), RegressionSummary), parsers.DefaultLimit)
+	if err != nil {
+		return link
+	}
+	var summary struct {
+		Outcome string `json:"outcome"`
+		Verdict string `json:"verdict"`
+	}
+	if json.Unmarshal(data, &summary) == nil {
+		link.Outcome, link.Verdict = summary.Outcome, summary.Verdict
+	}
+	return link
+}
+
+// relativeHref is a link from a page in dir to target, slash-separated.
+func relativeHref(dir, target string) string {
+	absDir, err1 := filepath.Abs(dir)
+	absTarget, err2 := filepath.Abs(target)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(target)
+	}
+	rel, err := filepath.Rel(absDir, absTarget)
+	if err != nil {
+		return filepath.ToSlash(absTarget)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // visualizeJobs reads what to generate: plots.yaml, --generate lines, or

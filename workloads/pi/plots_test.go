@@ -167,11 +167,26 @@ func TestKPIHistory(t *testing.T) {
 		t.Fatalf("sections %+v", page.Sections)
 	}
 	rows := page.Sections[1].Tables[0].Rows
-	if len(rows) != 1 || rows[0][2].Text != "2025-01-11T00:00:00Z" || !strings.HasPrefix(rows[0][5].Text, "+50.") {
-		t.Errorf("change points %+v, want one at day 10, +50%%", rows)
+	if len(rows) != 1 || rows[0][2].Text != "run day-10" || rows[0][3].Text != "2025-01-11T00:00:00Z" || !strings.HasPrefix(rows[0][6].Text, "+50.") {
+		t.Errorf("change points %+v, want one at day 10 (its run, without a build), +50%%", rows)
 	}
 	df := page.Sections[0].Figures[0].Data
-	if n := df.Nrow(); n != 24 {
-		t.Errorf("figure data has %d rows, want 24", n)
+	if n := df.Nrow(); n != 24 || df.Col("unix_time").Float()[0] != float64(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Unix()) {
+		t.Errorf("figure data has %d rows from %v, want 24 from Jan 1", n, df.Col("unix_time").Float()[:1])
+	}
+	// On the build axis, the builds side by side, the days two by two
+	// (two runs of one build), named by commit.
+	for i, p := range payloads {
+		p.Metadata.Build = &models.Build{ID: fmt.Sprint("nightly-", i/2), Commit: fmt.Sprintf("%07x0000", 0xabc000+i/2)}
+	}
+	ctx.History, ctx.HistoryAxis = lts.NewMemory("test", payloads...), plotting.AxisBuild
+	page, err = kpiHistoryReport(ctx)
+	if err != nil || page.Empty != "" {
+		t.Fatalf("build axis: %v, %q", err, page.Empty)
+	}
+	df = page.Sections[0].Figures[0].Data
+	if x := df.Col("build_index").Float(); df.Nrow() != 12 || x[0] != 0 || x[11] != 11 || df.Col("runs").Float()[0] != 2 ||
+		df.Col("commit").Records()[0] != "0abc0000000" {
+		t.Errorf("build axis data:\n%v", df)
 	}
 }
