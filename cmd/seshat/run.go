@@ -23,6 +23,7 @@ usage.json, logs and, last, exit_code. It exits 0 when every run succeeded,
 			if f := g.settings.File; f != nil {
 				o.ExecutorConfig = f.File.Executor
 			}
+			o.Cluster = g.settings.Cluster
 			return pipeline.Run(cmd.Context(), g.env(), o)
 		}),
 	}

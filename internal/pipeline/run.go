@@ -30,6 +30,8 @@ type RunOptions struct {
 	// the config file's executor section.
 	Executor       string
 	ExecutorConfig config.Executor
+	// Cluster is where the kubernetes executor finds its API server.
+	Cluster config.Cluster
 	// Self is the seshat executable children run as ("" = this process's).
 	Self string
 }
@@ -134,7 +136,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		Lookup:      lookupRunner,
 		Env:         env.Environ,
 	}
-	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig); err != nil {
+	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster); err != nil {
 		return err
 	}
 	if opts.Self = o.Self; opts.Self == "" {
