@@ -3,6 +3,7 @@ package declared
 import (
 	"context"
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -240,4 +242,35 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestLabelsFormatLikeSettings: a label from a setting or from a value is
+// written as models.FormatValue writes it, the text of the settings in
+// slugs, SESHAT_<KEY> variables and pi's labels.
+func TestLabelsFormatLikeSettings(t *testing.T) {
+	t.Parallel()
+	spec := strings.Replace(mustRead(t, "testdata/good.yaml"), "labels:\n",
+		"labels:\n  knob: {setting: knob}\n  pair: {setting: pair}\n  rate: {value: rps}\n", 1)
+	w, err := New("labels.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := maps.Clone(toyRun)
+	run["settings.yaml"] = "workload: toy_server\nmodel: tiny\nknob: 1.0e-8\npair: [a, 1]\n"
+	run["b__output/report.json"] = `{"throughput": {"rps": 1e21}}`
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "run"), run)
+	e := parse(t, w, dir).Entries[0]
+	got := w.Labels(e)
+	want := map[string]string{"knob": "1e-08", "pair": `["a",1]`, "rate": "1e+21"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("label %s = %q, want %q", k, got[k], v)
+		}
+	}
+	for _, k := range []string{"knob", "pair"} {
+		if s := models.FormatValue(e.Settings[k]); got[k] != s {
+			t.Errorf("label %s = %q, the setting's text is %q", k, got[k], s)
+		}
+	}
 }
