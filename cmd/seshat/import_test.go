@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,6 +91,75 @@ func TestCompareGoBenchGolden(t *testing.T) {
 	}
 	if r := runSeshat(t, nil, "compare", a, a, "--fail-on-worse"); r.code != 0 {
 		t.Errorf("a side against itself: exit %d, want 0: %s", r.code, r.stderr)
+	}
+}
+
+// TestCompareStoreBuildsGolden: two builds of a store compare as the two
+// results directories they were uploaded from (the same tables, names
+// aside), in every format; a build and a directory compare too.
+func TestCompareStoreBuildsGolden(t *testing.T) {
+	a, b := importPair(t)
+	dir := t.TempDir()
+	store := "sqlite:" + filepath.Join(dir, "lts.db")
+	for _, side := range []struct{ results, build string }{{a, "old"}, {b, "new"}} {
+		// The payloads as upload stores them once entries carry their
+		// build.json: metadata.build set.
+		file := filepath.Join(dir, side.build+".json")
+		if r := runSeshat(t, nil, "parse", "--results-dir", side.results, "--output-lts", file); r.code != 0 {
+			t.Fatalf("parse: exit %d: %s", r.code, r.stderr)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payloads []map[string]any
+		if err := json.Unmarshal(data, &payloads); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range payloads {
+			p["metadata"].(map[string]any)["build"] = map[string]any{"id": side.build, "commit": side.build + "-sha"}
+		}
+		data, _ = json.Marshal(payloads)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runSeshat(t, nil, "upload", "--lts", file, "--store", store); r.code != 0 || !strings.Contains(r.stderr, "32 new") {
+			t.Fatalf("upload: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	names := strings.NewReplacer("build:old", "old", "build:new", "new")
+	for _, format := range []string{"text", "csv", "markdown", "json"} {
+		r := runSeshat(t, nil, "compare", "--store", store, "build:old", "build:new", "--format", format)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, r.code, r.stderr)
+		}
+		if format == "text" {
+			checkGolden(t, "compare_gobench_builds.text", r.stdout)
+		}
+		want, err := os.ReadFile(filepath.Join(goldenDir, "compare_gobench."+format))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names.Replace(r.stdout); got != string(want) {
+			t.Errorf("%s: the builds do not compare as their directories:\n%s", format, firstDiff(got, string(want)))
+		}
+	}
+	r := runSeshat(t, nil, "compare", "--store", store, "build:old", b, "--fail-on-worse")
+	if r.code != 2 || !strings.Contains(r.stdout, "A: build:old\nB: "+b) {
+		t.Errorf("a build against a directory: exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--store", store, "build:old", "build:nope"}, 3, `no run of build "nope" in sqlite:`},
+		{[]string{"--store", "sqlite:" + filepath.Join(dir, "none.db"), "build:old", "build:new"}, 3, "none.db"},
+		{[]string{"--store", store, "build:", "build:new"}, 4, `"build:" names no build`},
+	} {
+		if r := runSeshat(t, nil, append([]string{"compare"}, tc.args...)...); r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q: %s", tc.args, r.code, tc.code, tc.want, r.stderr)
+		}
 	}
 }
 
