@@ -3,6 +3,7 @@ package declared
 import (
 	"context"
 	"flag"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -272,5 +274,53 @@ func TestLabelsFormatLikeSettings(t *testing.T) {
 		if s := models.FormatValue(e.Settings[k]); got[k] != s {
 			t.Errorf("label %s = %q, the setting's text is %q", k, got[k], s)
 		}
+	}
+}
+
+// TestDistributionSplit: a distribution report with split draws one figure
+// per value of that setting (numbers in order), never mixing them in a
+// box; split is refused on another kind of report.
+func TestDistributionSplit(t *testing.T) {
+	t.Parallel()
+	spec := mustRead(t, "testdata/good.yaml") +
+		"plots:\n  - {name: Rate, kind: distribution, kpis: [rps], batch: model, split: load}\n"
+	w, err := New("split.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i, s := range []struct{ model, load, rps string }{
+		{"tiny", "16", "30"}, {"big", "16", "31"}, {"tiny", "4", "10"}, {"big", "4", "11"}, {"tiny", "4", "12"},
+	} {
+		run := maps.Clone(toyRun)
+		run["settings.yaml"] = fmt.Sprintf("workload: toy_server\nmodel: %s\nload: %s\n\"@repeat\": %d\n", s.model, s.load, i)
+		run["b__output/report.json"] = `{"throughput": {"rps": ` + s.rps + `}}`
+		delete(run, ".uuid")
+		writeFiles(t, filepath.Join(dir, fmt.Sprintf("run%d", i)), run)
+	}
+	m := parse(t, w, dir)
+	vars := map[string][]any{}
+	for k, v := range m.Variables {
+		vars[k] = v
+	}
+	page, err := w.build(&plotting.Context{Context: context.Background(), Workload: w.Name(), Entries: m.Entries, Variables: vars}, w.spec.Plots[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Sections) != 1 || len(page.Sections[0].Figures) != 2 {
+		t.Fatalf("sections %+v, want one with two figures", page.Sections)
+	}
+	for i, want := range []struct {
+		name string
+		rows int
+	}{{"distribution_rps_load_4", 3}, {"distribution_rps_load_16", 2}} {
+		f := page.Sections[0].Figures[i]
+		if f.Name != want.name || f.Data.Nrow() != want.rows || !strings.Contains(f.Caption, "one box per model") {
+			t.Errorf("figure %d: %s, %d runs, caption %q; want %s with %d runs", i, f.Name, f.Data.Nrow(), f.Caption, want.name, want.rows)
+		}
+	}
+	bad := strings.Replace(spec, "kind: distribution", "kind: scaling, x: load", 1)
+	if _, err := New("bad.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "plots.0.split: only a distribution report is split") {
+		t.Errorf("split on a scaling report: %v", err)
 	}
 }
