@@ -2,8 +2,8 @@
 // `seshat compare A B`.
 //
 // Data flows in three steps. Each side is a Source of LTS payloads (a
-// results directory parsed and assembled, an LTS file; a build in a store
-// is the next source to come, behind the same interface). Build groups the
+// results directory parsed and assembled, an LTS file, or the runs of one
+// build in a store: StoreBuild, named build:ID). Build groups the
 // KPI values of each side by entry: the payload's labels less its
 // workload's comparison and ignored keys (what tells A from B, a version
 // or a commit, is exactly what a comparison key names), so each entry x

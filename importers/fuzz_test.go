@@ -27,7 +27,10 @@ func fuzzRead(f *testing.F, imp Importer, seeds ...[]byte) {
 }
 
 // Seeds are small excerpts of the real files in testdata: the fuzzer
-// mutates (and minimises) small inputs far faster.
+// mutates (and minimises) small inputs far faster. The seed corpora in
+// testdata/fuzz/<FuzzName>/ add real files, whole or trimmed to a few KB
+// (one job of the Amun inspection, two pytest benchmarks), and malformed
+// lines; go test runs every one of them as a test.
 func FuzzGobench(f *testing.F) {
 	fuzzRead(f, gobench{}, []byte("goos: linux\npkg: example.com/kernels\nUnit ns/op better=lower\n"+
 		"BenchmarkDot/n=64-2   \t  753748\t        78.21 ns/op\t13092.22 MB/s\t       0 B/op\t       0 allocs/op\n"+

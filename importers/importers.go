@@ -262,12 +262,13 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 			}
 			files["build.json"] = append(b, '\n')
 		}
-		files[".uuid"] = []byte(runUUID(format, digest, i) + "\n")
 		names := make([]string, 0, len(files))
 		for n := range files {
 			names = append(names, n)
 		}
 		sort.Strings(names)
+		files[".uuid"] = []byte(runUUID(format, digest, i, names, files) + "\n")
+		names = append(names, ".uuid")
 		for _, n := range names {
 			p := filepath.Join(rd, filepath.FromSlash(n))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -284,11 +285,18 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 	return nil
 }
 
-// runUUID derives a run's id from its input and position, shaped as a UUID
-// v4: importing the same file again gives the same ids.
-func runUUID(format string, digest []byte, i int) string {
+// runUUID derives a run's id from its input, its position and everything
+// written for it (settings, build.json, the times in its files), shaped as
+// a UUID v4: importing the same file again with the same build and time
+// gives the same ids (re-uploading replaces), another build, commit or
+// time gives new ones (the store keeps both).
+func runUUID(format string, digest []byte, i int, names []string, files map[string][]byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%x\x00%d", format, digest, i)
+	for _, n := range names {
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
+	}
 	var id uuid.UUID
 	copy(id[:], h.Sum(nil))
 	id[6] = (id[6] & 0x0f) | 0x40

@@ -206,3 +206,53 @@ func TestWriteCompletesTheBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestRunIDsFollowTheBuild: the same input imported for another build,
+// commit or time gets other run ids (uploading it must not replace the
+// earlier build's runs); imported again as it was, the same ids.
+func TestRunIDsFollowTheBuild(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ids := func(opts Options) []string {
+		t.Helper()
+		dir := t.TempDir()
+		opts.Expe = "e"
+		if _, err := Import("gobench", []string{"testdata/gobench/old.txt"}, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "e", "*", ".uuid"))
+		var out []string
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.TrimSpace(string(data)))
+		}
+		if len(out) != 32 {
+			t.Fatalf("%d runs", len(out))
+		}
+		return out
+	}
+	base := Options{Time: at, Build: models.Build{Commit: "c1"}}
+	first := ids(base)
+	if again := ids(base); strings.Join(again, " ") != strings.Join(first, " ") {
+		t.Error("the same import twice gave other ids")
+	}
+	seen := map[string]string{}
+	for _, id := range first {
+		seen[id] = "c1"
+	}
+	for name, opts := range map[string]Options{
+		"another commit":   {Time: at, Build: models.Build{Commit: "c2"}},
+		"another build id": {Time: at, Build: models.Build{Commit: "c1", ID: "b7"}},
+		"another time":     {Time: at.Add(time.Hour), Build: models.Build{Commit: "c1"}},
+	} {
+		for _, id := range ids(opts) {
+			if prev, dup := seen[id]; dup {
+				t.Errorf("%s: run id %s already given to %s", name, id, prev)
+			}
+			seen[id] = name
+		}
+	}
+}

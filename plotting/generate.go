@@ -323,5 +323,3 @@ func render(file, tmpl string, data any) error {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -159,3 +159,30 @@ func TestGroupSeriesOrdersByTime(t *testing.T) {
 		t.Errorf("key %q", rate.Key)
 	}
 }
+
+// TestValueTextIsFormatValue: tables show a setting as models.FormatValue
+// writes it (slugs, labels, filters), null excepted.
+func TestValueTextIsFormatValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{nil, "null"},
+		{"gonum", "gonum"},
+		{1024.0, "1024"},
+		{1e21, "1e+21"},
+		{1e-8, "1e-08"},
+		{float32(0.1), "0.1"},
+		{[]any{"a", 1}, `["a",1]`},
+		{map[string]any{"k": 2}, `{"k":2}`},
+	}
+	for _, tc := range tests {
+		if got := ValueText(tc.v); got != tc.want {
+			t.Errorf("ValueText(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+		if tc.v != nil && ValueText(tc.v) != models.FormatValue(tc.v) {
+			t.Errorf("ValueText(%#v) differs from models.FormatValue %q", tc.v, models.FormatValue(tc.v))
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -146,18 +147,13 @@ func settingsTables(entries []*store.Entry) (vary, fixed *Table) {
 	return vary, fixed
 }
 
-// ValueText renders a setting value for a person: numbers without exponent
-// or trailing zeros, strings as they are.
+// ValueText renders a setting value for a person as models.FormatValue
+// writes it everywhere else (slugs, labels, SESHAT_<KEY>), so a table shows
+// the text a user filters on. The one difference: null is "null", as an
+// empty cell would read as an empty string.
 func ValueText(v any) string {
-	switch x := v.(type) {
-	case nil:
+	if v == nil {
 		return "null"
-	case string:
-		return x
-	case float64:
-		return formatFloat(x)
-	case float32:
-		return formatFloat(float64(x))
 	}
-	return fmt.Sprint(v)
+	return models.FormatValue(v)
 }

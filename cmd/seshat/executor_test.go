@@ -85,3 +85,60 @@ func TestRunCommandExecutorInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCommandFindsTheCluster: the kubernetes executor finds its cluster
+// as kubectl does, from the fake process's environment only: the config's
+// kubeconfig (`~/` is HOME), else the KUBECONFIG list, else
+// ~/.kube/config, else the pod's service account.
+func TestRunCommandFindsTheCluster(t *testing.T) {
+	t.Parallel()
+	kubeconfig := func(dir, namespace string) string {
+		path := filepath.Join(dir, namespace+".yaml")
+		os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: `+namespace+`}}]
+current-context: x
+`), 0o600)
+		return path
+	}
+	home := t.TempDir()
+	os.Mkdir(filepath.Join(home, ".kube"), 0o755)
+	os.Rename(kubeconfig(home, "home"), filepath.Join(home, ".kube", "config"))
+	kubeconfig(home, "perf")
+	other := kubeconfig(t.TempDir(), "listed")
+	empty := t.TempDir()
+	tests := []struct {
+		name, kubeconfig string
+		env              map[string]string
+		want             string // the Jobs' namespace, or the error
+	}{
+		{"config file, ~ expanded", "~/perf.yaml", map[string]string{"HOME": home, "KUBECONFIG": other}, "namespace: perf\n"},
+		{"KUBECONFIG list", "", map[string]string{"HOME": home, "KUBECONFIG": filepath.Join(empty, "missing") + ":" + other}, "namespace: listed\n"},
+		{"~/.kube/config", "", map[string]string{"HOME": home}, "namespace: home\n"},
+		{"nothing", "", map[string]string{"HOME": empty}, "no kubeconfig found (looked for " + filepath.Join(empty, ".kube", "config") + ") and not in a pod"},
+		{"in a pod", "", map[string]string{"HOME": empty, "KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}, "in a pod, but no service account token"},
+		{"missing file", "~/absent.yaml", map[string]string{"HOME": home}, filepath.Join(home, "absent.yaml")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			config := "executor:\n  kubernetes:\n    image: registry.example/seshat:1\n"
+			if tc.kubeconfig != "" {
+				config += "    kubeconfig: " + tc.kubeconfig + "\n"
+			}
+			r := runSeshat(t, tc.env, "--config", writeConfig(t, config), "run", "--executor", "kubernetes", "--dry-run",
+				"--benchmark", writeBenchmark(t, gonumBenchmark), "--results-dir", filepath.Join(t.TempDir(), "results"), "--expe", "matmul")
+			if strings.HasPrefix(tc.want, "namespace:") {
+				if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
+					t.Errorf("exit %d, want the Jobs in %q\nstderr:\n%s", r.code, tc.want, r.stderr)
+				}
+				return
+			}
+			if r.code != 4 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -13,40 +15,51 @@ import (
 const gobenchData = "../../importers/testdata/gobench/"
 
 // TestImportedGoBenchRegression: go test -bench output imported for three
-// commits of one history, then the output of a commit whose SortInts does
-// twice the work, is judged a regression (exit 2); the same history with an
-// equal commit passes.
+// builds of one history (the same file: each import is a build of its own,
+// with run ids of its own, so no upload replaces another), then the output
+// of a build whose SortInts does twice the work is judged a regression by
+// the default method (exit 2) on every KPI it regressed, and nothing else
+// is; the same history with an equal build passes.
 func TestImportedGoBenchRegression(t *testing.T) {
 	dir := t.TempDir()
 	store := "sqlite:" + filepath.Join(dir, "lts.db")
-	importRun := func(results, input, commit, when string) {
+	importRun := func(results, input, build, when string) {
 		t.Helper()
 		r := runSeshat(t, nil, "import", "gobench", gobenchData+input, "--results-dir", results,
-			"--commit", commit, "--time", when, "--build-time", when)
+			"--build-id", build, "--commit", build, "--time", when, "--build-time", when)
 		if r.code != 0 {
 			t.Fatalf("import %s: exit %d: %s", input, r.code, r.stderr)
 		}
 	}
-	for i, commit := range []string{"c1", "c2", "c3"} {
-		results := filepath.Join(dir, commit)
-		importRun(results, "old.txt", commit, fmt.Sprintf("2026-01-0%dT10:00:00Z", i+1))
-		if r := runSeshat(t, nil, "upload", "--results-dir", results, "--store", store); r.code != 0 {
-			t.Fatalf("upload %s: exit %d: %s", commit, r.code, r.stderr)
+	for i, build := range []string{"c1", "c2", "c3"} {
+		results := filepath.Join(dir, build)
+		importRun(results, "old.txt", build, fmt.Sprintf("2026-01-0%dT10:00:00Z", i+1))
+		r := runSeshat(t, nil, "upload", "--results-dir", results, "--store", store)
+		if r.code != 0 || !strings.Contains(r.stderr, "32 new, 0 replaced") {
+			t.Fatalf("upload %s: exit %d, want 32 new runs: %s", build, r.code, r.stderr)
 		}
 	}
 	slow := filepath.Join(dir, "c4")
 	importRun(slow, "new.txt", "c4", "2026-01-04T10:00:00Z")
 	r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", store,
-		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report"))
-	if r.code != 2 || !strings.Contains(r.stdout, "benchmark=SortInts") {
-		t.Fatalf("regression on the slower commit: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
+		"--report-dir", filepath.Join(dir, "report"))
+	if r.code != 2 {
+		t.Fatalf("regression on the slower build: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	for _, kpi := range []string{"allocs_per_op", "allocated_bytes_per_op"} {
+		if !regexp.MustCompile(`benchmark=SortInts .* ` + kpi + ` +regression `).MatchString(r.stdout) {
+			t.Errorf("no %s regression of SortInts:\n%s", kpi, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, " regression "); n != 2 {
+		t.Errorf("%d regressions, want SortInts' two:\n%s", n, r.stdout)
 	}
 	same := filepath.Join(dir, "c5")
 	importRun(same, "old.txt", "c5", "2026-01-05T10:00:00Z")
 	r = runSeshat(t, nil, "regression", "--results-dir", same, "--history", store,
-		"--kpi-filter", "allocs_per_op", "--report-dir", filepath.Join(dir, "report-same"))
+		"--report-dir", filepath.Join(dir, "report-same"))
 	if r.code != 0 {
-		t.Fatalf("regression on an equal commit: exit %d, want 0: %s\n%s", r.code, r.stderr, r.stdout)
+		t.Fatalf("regression on an equal build: exit %d, want 0: %s\n%s", r.code, r.stderr, r.stdout)
 	}
 }
 
@@ -78,6 +91,75 @@ func TestCompareGoBenchGolden(t *testing.T) {
 	}
 	if r := runSeshat(t, nil, "compare", a, a, "--fail-on-worse"); r.code != 0 {
 		t.Errorf("a side against itself: exit %d, want 0: %s", r.code, r.stderr)
+	}
+}
+
+// TestCompareStoreBuildsGolden: two builds of a store compare as the two
+// results directories they were uploaded from (the same tables, names
+// aside), in every format; a build and a directory compare too.
+func TestCompareStoreBuildsGolden(t *testing.T) {
+	a, b := importPair(t)
+	dir := t.TempDir()
+	store := "sqlite:" + filepath.Join(dir, "lts.db")
+	for _, side := range []struct{ results, build string }{{a, "old"}, {b, "new"}} {
+		// The payloads as upload stores them once entries carry their
+		// build.json: metadata.build set.
+		file := filepath.Join(dir, side.build+".json")
+		if r := runSeshat(t, nil, "parse", "--results-dir", side.results, "--output-lts", file); r.code != 0 {
+			t.Fatalf("parse: exit %d: %s", r.code, r.stderr)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payloads []map[string]any
+		if err := json.Unmarshal(data, &payloads); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range payloads {
+			p["metadata"].(map[string]any)["build"] = map[string]any{"id": side.build, "commit": side.build + "-sha"}
+		}
+		data, _ = json.Marshal(payloads)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runSeshat(t, nil, "upload", "--lts", file, "--store", store); r.code != 0 || !strings.Contains(r.stderr, "32 new") {
+			t.Fatalf("upload: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	names := strings.NewReplacer("build:old", "old", "build:new", "new")
+	for _, format := range []string{"text", "csv", "markdown", "json"} {
+		r := runSeshat(t, nil, "compare", "--store", store, "build:old", "build:new", "--format", format)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, r.code, r.stderr)
+		}
+		if format == "text" {
+			checkGolden(t, "compare_gobench_builds.text", r.stdout)
+		}
+		want, err := os.ReadFile(filepath.Join(goldenDir, "compare_gobench."+format))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names.Replace(r.stdout); got != string(want) {
+			t.Errorf("%s: the builds do not compare as their directories:\n%s", format, firstDiff(got, string(want)))
+		}
+	}
+	r := runSeshat(t, nil, "compare", "--store", store, "build:old", b, "--fail-on-worse")
+	if r.code != 2 || !strings.Contains(r.stdout, "A: build:old\nB: "+b) {
+		t.Errorf("a build against a directory: exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--store", store, "build:old", "build:nope"}, 3, `no run of build "nope" in sqlite:`},
+		{[]string{"--store", "sqlite:" + filepath.Join(dir, "none.db"), "build:old", "build:new"}, 3, "none.db"},
+		{[]string{"--store", store, "build:", "build:new"}, 4, `"build:" names no build`},
+	} {
+		if r := runSeshat(t, nil, append([]string{"compare"}, tc.args...)...); r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q: %s", tc.args, r.code, tc.code, tc.want, r.stderr)
+		}
 	}
 }
 

@@ -96,6 +96,12 @@ func TestLLMServingWorkloadFile(t *testing.T) {
 	if len(figures) < 10 {
 		t.Errorf("%d figures, want the distribution, scaling and history figures: %v", len(figures), figures)
 	}
+	// The distributions are split by concurrency: no box mixes loads.
+	for _, c := range []string{"4", "16"} {
+		if m, _ := filepath.Glob(filepath.Join(out, "figures", "*", "distribution_request_throughput_concurrency_"+c+".svg")); len(m) != 1 {
+			t.Errorf("no throughput distribution of concurrency %s: %v", c, figures)
+		}
+	}
 	r = runSeshat(t, nil, "workload", "check", filepath.Join(results("v1_3"), "workload.yaml"), "--results-dir", results("v1_3"))
 	if r.code != 0 || !strings.Contains(r.stdout, "strict validation: ok") || !strings.Contains(r.stdout, "server_version=1.3.0") {
 		t.Fatalf("workload check: exit %d: %s\n%s", r.code, r.stderr, r.stdout)

@@ -19,7 +19,7 @@ func newPICmd(g *globals) *cobra.Command {
 		// SESHAT_<KEY> and must not be read as flags or config.
 		PersistentPreRunE: childSetup(g),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			o.Stdout, o.Stderr = g.p.stdout, g.p.stderr
+			o.Stdout, o.Stderr, o.Env = g.p.stdout, g.p.stderr, g.p.environ
 			return indicator.Main(cmd.Context(), o)
 		}),
 	}

@@ -47,6 +47,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 			if f := g.settings.File; f != nil {
 				o.Rerun.ExecutorConfig = f.File.Executor
 			}
+			o.Rerun.Cluster = g.settings.Cluster
 			g.credentials(&o.Connection)
 			return pipeline.Regression(cmd.Context(), g.env(), o)
 		}),

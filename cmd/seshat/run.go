@@ -25,6 +25,7 @@ otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
 			if f := g.settings.File; f != nil {
 				o.ExecutorConfig = f.File.Executor
 			}
+			o.Cluster = g.settings.Cluster
 			return pipeline.Run(cmd.Context(), g.env(), o)
 		}),
 	}

@@ -6,7 +6,8 @@
 // (BindFallback: `regression --history` takes the upload store, SESHAT_STORE
 // or lts.store): defaults < config file < environment < flags. The variables
 // that mirror no flag (Variables: the config file, the results' base URL,
-// OpenSearch credentials) are read there too, and passed down in options:
+// OpenSearch credentials, where the Kubernetes cluster is) are read there
+// too, and passed down in options:
 // no package below cmd reads the environment. The regression keys a user
 // leaves unset take the workload's defaults last (regression.Keys.Or), the
 // only layer below the file.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"net"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -18,6 +20,11 @@ const (
 	EnvResultsBaseURL     = "SESHAT_RESULTS_BASE_URL"
 	EnvOpenSearchUsername = "SESHAT_OPENSEARCH_USERNAME"
 	EnvOpenSearchPassword = "SESHAT_OPENSEARCH_PASSWORD"
+	// The Kubernetes executor finds its cluster as kubectl does.
+	EnvKubeconfig  = "KUBECONFIG"
+	EnvHome        = "HOME"
+	EnvServiceHost = "KUBERNETES_SERVICE_HOST"
+	EnvServicePort = "KUBERNETES_SERVICE_PORT"
 )
 
 // Variables lists them, for the command reference.
@@ -27,6 +34,9 @@ var Variables = []Variable{
 	{EnvResultsBaseURL, "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
 	{EnvOpenSearchUsername, "user name for OpenSearch (basic authentication), over the user of the store URL; never printed"},
 	{EnvOpenSearchPassword, "its password, unless `--password-file` names a file holding it; over the password of the store URL; never printed"},
+	{EnvKubeconfig, "the kubeconfig files of `--executor kubernetes` (a list, as kubectl reads it) when `executor.kubernetes.kubeconfig` is not set; without either, `~/.kube/config`"},
+	{EnvHome, "what `~/` means in `executor.kubernetes.kubeconfig` and in `~/.kube/config`"},
+	{EnvServiceHost, "with `" + EnvServicePort + "`, set in a pod: the API server `--executor kubernetes` reaches with the pod's service account when no kubeconfig file exists"},
 }
 
 // Settings are what configures a command besides its flags: the config file
@@ -39,6 +49,50 @@ type Settings struct {
 	// OpenSearchUsername and OpenSearchPassword are the OpenSearch
 	// credentials of the environment.
 	OpenSearchUsername, OpenSearchPassword string
+	// Cluster is where `--executor kubernetes` finds its API server.
+	Cluster Cluster
+}
+
+// Cluster is where the Kubernetes executor finds its API server, resolved
+// as kubectl does: executor.kubernetes.kubeconfig, else the KUBECONFIG
+// list, else ~/.kube/config; in a pod without any of them, the pod's
+// service account.
+type Cluster struct {
+	// Kubeconfig is the file the config file names, `~/` expanded: it
+	// must exist.
+	Kubeconfig string
+	// Search lists the kubeconfig files merged when Kubeconfig is "",
+	// first wins; missing ones are skipped.
+	Search []string
+	// InCluster is https://host:port of the API server of the pod seshat
+	// runs in ("" outside a pod).
+	InCluster string
+}
+
+// resolveCluster is Cluster from the config file's kubeconfig and the
+// environment.
+func resolveCluster(kubeconfig string, read func(string) string) Cluster {
+	var c Cluster
+	home := read(EnvHome)
+	switch list := read(EnvKubeconfig); {
+	case kubeconfig != "":
+		c.Kubeconfig = kubeconfig
+		if home != "" && (kubeconfig == "~" || strings.HasPrefix(kubeconfig, "~/")) {
+			c.Kubeconfig = filepath.Join(home, kubeconfig[1:])
+		}
+	case list != "":
+		for _, p := range filepath.SplitList(list) {
+			if p != "" {
+				c.Search = append(c.Search, p)
+			}
+		}
+	case home != "":
+		c.Search = []string{filepath.Join(home, ".kube", "config")}
+	}
+	if host, port := read(EnvServiceHost), read(EnvServicePort); host != "" && port != "" {
+		c.InCluster = "https://" + net.JoinHostPort(host, port)
+	}
+	return c
 }
 
 // Resolve settles every setting of cmd, the command about to run, in the
@@ -76,6 +130,11 @@ func Resolve(cmd *cobra.Command, getenv func(string) (string, bool), readsConfig
 	s.ResultsBaseURL = read(EnvResultsBaseURL)
 	s.OpenSearchUsername = read(EnvOpenSearchUsername)
 	s.OpenSearchPassword = read(EnvOpenSearchPassword)
+	var kubeconfig string
+	if s.File != nil {
+		kubeconfig = s.File.File.Executor.Kubernetes.Kubeconfig
+	}
+	s.Cluster = resolveCluster(kubeconfig, read)
 	return s, nil
 }
 

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/internal/atomicfile"
@@ -18,11 +20,16 @@ import (
 
 // CompareOptions are the options of `seshat compare`.
 type CompareOptions struct {
-	// A and B are results directories or LTS files.
-	A, B    string
-	Format  string
-	Output  string
-	NoCache bool
+	// A and B are results directories, LTS files, or build:ID, the runs
+	// of a build in Store.
+	A, B string
+	// Store is the store's URL (lts.DefaultStoreURL when empty), read
+	// only for a build:ID side.
+	Store      string
+	Connection StoreConnection
+	Format     string
+	Output     string
+	NoCache    bool
 	// FailOnWorse exits 2 when a KPI got significantly worse.
 	FailOnWorse bool
 }
@@ -32,7 +39,7 @@ type CompareOptions struct {
 // tested as benchstat does. Exit 3 when the sides share no KPI.
 func Compare(ctx context.Context, env Env, o CompareOptions) error {
 	if o.A == "" || o.B == "" {
-		return exitcode.Errorf(exitcode.InvalidInput, "compare: give two results directories or LTS files")
+		return exitcode.Errorf(exitcode.InvalidInput, "compare: give two results directories, LTS files or build:ID")
 	}
 	format := o.Format
 	if format == "" {
@@ -46,11 +53,36 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "--format: %q is not one of %v", o.Format, compare.Formats)
 	}
 	var sides [2][]*models.Payload
-	for i, path := range []string{o.A, o.B} {
-		src, err := compareSource(env, path, o.NoCache)
-		if err != nil {
-			return err
+	var store lts.Store // opened for the first build:ID side
+	defer func() {
+		if store != nil {
+			store.Close()
 		}
+	}()
+	for i, path := range []string{o.A, o.B} {
+		var src compare.Source
+		if id, ok := strings.CutPrefix(path, compare.BuildPrefix); ok {
+			if id == "" {
+				return exitcode.Errorf(exitcode.InvalidInput, "compare: %q names no build", path)
+			}
+			if store == nil {
+				s, err := openStore(ctx, env, o.Store, o.Connection, true)
+				if errors.Is(err, lts.ErrNoStore) {
+					return exitcode.Errorf(exitcode.NoData, "compare: %s: %w", o.Store, err)
+				}
+				if err != nil {
+					return err
+				}
+				store = s
+			}
+			src = compare.StoreBuild{Store: store, ID: id}
+		} else {
+			var err error
+			if src, err = compareSource(env, path, o.NoCache); err != nil {
+				return err
+			}
+		}
+		var err error
 		if sides[i], err = src.Payloads(ctx); err != nil {
 			return err
 		}
@@ -92,8 +124,8 @@ func compareKeys(workload string) []string {
 	return append(append([]string{}, k.ComparisonKeys...), k.IgnoredKeys...)
 }
 
-// compareSource opens one side: a results directory, or an LTS file. A
-// build in a store is the next kind of source (compare.Source).
+// compareSource opens a side that is a path: a results directory, or an
+// LTS file.
 func compareSource(env Env, path string, noCache bool) (compare.Source, error) {
 	st, err := os.Stat(path)
 	if err != nil {

@@ -16,9 +16,9 @@ import (
 var Executors = []string{"local", "slurm", "kubernetes"}
 
 // newExecutor builds the executor --executor names from the config
-// file's executor section. Bad values are InvalidInput errors naming the
-// key.
-func newExecutor(env Env, name string, cfg config.Executor) (runner.Executor, error) {
+// file's executor section (and, for kubernetes, the cluster the command
+// layer found). Bad values are InvalidInput errors naming the key.
+func newExecutor(env Env, name string, cfg config.Executor, cluster config.Cluster) (runner.Executor, error) {
 	switch name {
 	case "", "local":
 		return runner.Local{}, nil
@@ -41,7 +41,7 @@ func newExecutor(env Env, name string, cfg config.Executor) (runner.Executor, er
 		}
 		return s, nil
 	case "kubernetes":
-		return newKubernetes(env, cfg.Kubernetes)
+		return newKubernetes(env, cfg.Kubernetes, cluster)
 	}
 	return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor: unknown executor %q (want local, slurm or kubernetes)", name)
 }
@@ -90,7 +90,7 @@ func RunPoint(ctx context.Context, env Env, o RunPointOptions) error {
 		env.Log.Warn("hwinfo: " + w)
 	}
 	po := runner.PointOptions{Dir: o.Dir, Timeout: o.Timeout, Self: self, Python: o.Python,
-		Lookup: lookupRunner, HWInfo: hw, Env: os.Environ()}
+		Lookup: lookupRunner, HWInfo: hw, Env: env.Environ}
 	if o.Scheduler.Executor != "" {
 		po.Scheduler = &o.Scheduler
 	}

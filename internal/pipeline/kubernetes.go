@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	k8s "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/seshat-bench/seshat/internal/config"
@@ -17,10 +19,10 @@ import (
 )
 
 // newKubernetes builds the kubernetes executor from `executor.kubernetes`:
-// the cluster from the kubeconfig (the file given, else client-go's usual
-// search, else the in-cluster service account), the Jobs' shape from the
-// rest. Bad values are InvalidInput errors naming the key.
-func newKubernetes(env Env, c config.Kubernetes) (runner.Executor, error) {
+// the API server from the cluster the command layer found (kubeconfig
+// files, else the pod's service account), the Jobs' shape from the rest.
+// Bad values are InvalidInput errors naming the key.
+func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster) (runner.Executor, error) {
 	bad := func(key, format string, args ...any) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "config key executor.kubernetes.%s: "+format, append([]any{key}, args...)...)
 	}
@@ -56,24 +58,53 @@ func newKubernetes(env Env, c config.Kubernetes) (runner.Executor, error) {
 	if c.MaxParallel < 0 {
 		return nil, bad("max_parallel", "must not be negative")
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if c.Kubeconfig != "" {
-		rules.ExplicitPath = c.Kubeconfig
-	}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context})
-	rest, err := cc.ClientConfig()
+	rc, ns, err := restConfig(cluster, c.Context)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor kubernetes: no cluster to talk to: %w", err)
 	}
 	if e.Namespace == "" {
-		if ns, _, err := cc.Namespace(); err == nil {
-			e.Namespace = ns
-		}
+		e.Namespace = ns
 	}
-	if e.Client, err = k8s.NewForConfig(rest); err != nil {
+	if e.Client, err = k8s.NewForConfig(rc); err != nil {
 		return nil, fmt.Errorf("--executor kubernetes: %w", err)
 	}
 	return e, nil
+}
+
+// serviceAccount is where a pod finds its service account's credentials.
+const serviceAccount = "/var/run/secrets/kubernetes.io/serviceaccount/"
+
+// restConfig is the client configuration of the cluster and the namespace
+// it names. It is built from the files named, never from client-go's
+// default loading rules, which read KUBECONFIG and HOME themselves.
+func restConfig(cl config.Cluster, kubeContext string) (*rest.Config, string, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: cl.Kubeconfig, Precedence: cl.Search}
+	kc, err := rules.Load()
+	if err != nil {
+		return nil, "", err
+	}
+	if cl.Kubeconfig == "" && len(kc.Clusters) == 0 {
+		if cl.InCluster == "" {
+			return nil, "", fmt.Errorf("no kubeconfig found (looked for %s) and not in a pod", strings.Join(cl.Search, ", "))
+		}
+		// The pod's service account, as rest.InClusterConfig finds it.
+		if _, err := os.Stat(serviceAccount + "token"); err != nil {
+			return nil, "", fmt.Errorf("in a pod, but no service account token: %w", err)
+		}
+		ns, _ := os.ReadFile(serviceAccount + "namespace")
+		return &rest.Config{Host: cl.InCluster, BearerTokenFile: serviceAccount + "token",
+			TLSClientConfig: rest.TLSClientConfig{CAFile: serviceAccount + "ca.crt"}}, strings.TrimSpace(string(ns)), nil
+	}
+	cc := clientcmd.NewNonInteractiveClientConfig(*kc, kubeContext, &clientcmd.ConfigOverrides{CurrentContext: kubeContext}, rules)
+	rc, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		return nil, "", err
+	}
+	return rc, ns, nil
 }
 
 func resourceList(key string, m map[string]string) (corev1.ResourceList, error) {

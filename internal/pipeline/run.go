@@ -35,6 +35,8 @@ type RunOptions struct {
 	// the config file's executor section.
 	Executor       string
 	ExecutorConfig config.Executor
+	// Cluster is where the kubernetes executor finds its API server.
+	Cluster config.Cluster
 	// Self is the seshat executable children run as ("" = this process's).
 	Self string
 	// BuildID, Commit and Ref are --build-id, --commit and --ref: what is
@@ -169,7 +171,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		Lookup:      lookupRunner,
 		Env:         env.Environ,
 	}
-	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig); err != nil {
+	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster); err != nil {
 		return runner.Summary{}, err
 	}
 	if opts.Self = o.Self; opts.Self == "" {

@@ -466,6 +466,53 @@ func TestKubernetesInterrupt(t *testing.T) {
 	}
 }
 
+// TestKubernetesStopOnError: --stop-on-error stops at the first failed
+// run: the Job running beside it is deleted and its run left without
+// exit_code, no further Job is created, and nothing stays in the cluster.
+func TestKubernetesStopOnError(t *testing.T) {
+	t.Parallel()
+	client := fake.NewClientset()
+	n := startNode(t, client)
+	e := newExecutor(client, n)
+	e.MaxParallel = 2
+	opts := kubeOpts(t, "expe:\n  e:\n    helper: [exit 2, sleep, exit 0]\n")
+	opts.Executor = e
+	opts.StopOnError = true
+	// Without --stop-on-error the sleeping run would last an hour: fail
+	// within a minute instead.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := runner.Run(ctx, opts)
+	if err == nil || !s.StoppedOnError || s.Failed != 1 || s.Succeeded != 0 || s.NotRun != 2 {
+		t.Fatalf("summary %+v, error %v", s, err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(opts.ResultsDir, "e", "*"))
+	sort.Strings(dirs)
+	if len(dirs) != 3 {
+		t.Fatalf("dirs %v", dirs)
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(dirs[0], runner.ExitCodeFile))); got != "2" {
+		t.Errorf("the failed run's exit_code %q", got)
+	}
+	for _, d := range dirs[1:] {
+		if _, err := os.Stat(filepath.Join(d, runner.ExitCodeFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s, not run, has exit_code: %v", filepath.Base(d), err)
+		}
+	}
+	created := map[string]bool{}
+	for _, a := range client.Actions() {
+		if c, ok := a.(k8stesting.CreateActionImpl); ok && c.GetResource().Resource == "jobs" {
+			created[c.GetObject().(*batchv1.Job).Name] = true
+		}
+	}
+	if len(created) != 2 || created[jobName("0123abcd", 2)] {
+		t.Errorf("Jobs created %v, want the first two only", created)
+	}
+	if jl, _ := client.BatchV1().Jobs("bench").List(context.Background(), metav1.ListOptions{}); len(jl.Items) != 0 {
+		t.Errorf("%d Jobs left", len(jl.Items))
+	}
+}
+
 // TestKubernetesDryRun: the Job manifests --dry-run prints (a golden).
 func TestKubernetesDryRun(t *testing.T) {
 	t.Parallel()

@@ -259,6 +259,9 @@ func (c *checker) checkPlots(s *Spec) {
 		if p.X != "" && p.Kind != PlotScaling {
 			c.add(append(at, "x"), "only a scaling report has an x axis")
 		}
+		if p.Split != "" && p.Kind != PlotDistribution {
+			c.add(append(at, "split"), "only a distribution report is split")
+		}
 	}
 }
 

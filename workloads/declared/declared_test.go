@@ -3,6 +3,8 @@ package declared
 import (
 	"context"
 	"flag"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -240,4 +244,83 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestLabelsFormatLikeSettings: a label from a setting or from a value is
+// written as models.FormatValue writes it, the text of the settings in
+// slugs, SESHAT_<KEY> variables and pi's labels.
+func TestLabelsFormatLikeSettings(t *testing.T) {
+	t.Parallel()
+	spec := strings.Replace(mustRead(t, "testdata/good.yaml"), "labels:\n",
+		"labels:\n  knob: {setting: knob}\n  pair: {setting: pair}\n  rate: {value: rps}\n", 1)
+	w, err := New("labels.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := maps.Clone(toyRun)
+	run["settings.yaml"] = "workload: toy_server\nmodel: tiny\nknob: 1.0e-8\npair: [a, 1]\n"
+	run["b__output/report.json"] = `{"throughput": {"rps": 1e21}}`
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "run"), run)
+	e := parse(t, w, dir).Entries[0]
+	got := w.Labels(e)
+	want := map[string]string{"knob": "1e-08", "pair": `["a",1]`, "rate": "1e+21"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("label %s = %q, want %q", k, got[k], v)
+		}
+	}
+	for _, k := range []string{"knob", "pair"} {
+		if s := models.FormatValue(e.Settings[k]); got[k] != s {
+			t.Errorf("label %s = %q, the setting's text is %q", k, got[k], s)
+		}
+	}
+}
+
+// TestDistributionSplit: a distribution report with split draws one figure
+// per value of that setting (numbers in order), never mixing them in a
+// box; split is refused on another kind of report.
+func TestDistributionSplit(t *testing.T) {
+	t.Parallel()
+	spec := mustRead(t, "testdata/good.yaml") +
+		"plots:\n  - {name: Rate, kind: distribution, kpis: [rps], batch: model, split: load}\n"
+	w, err := New("split.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i, s := range []struct{ model, load, rps string }{
+		{"tiny", "16", "30"}, {"big", "16", "31"}, {"tiny", "4", "10"}, {"big", "4", "11"}, {"tiny", "4", "12"},
+	} {
+		run := maps.Clone(toyRun)
+		run["settings.yaml"] = fmt.Sprintf("workload: toy_server\nmodel: %s\nload: %s\n\"@repeat\": %d\n", s.model, s.load, i)
+		run["b__output/report.json"] = `{"throughput": {"rps": ` + s.rps + `}}`
+		delete(run, ".uuid")
+		writeFiles(t, filepath.Join(dir, fmt.Sprintf("run%d", i)), run)
+	}
+	m := parse(t, w, dir)
+	vars := map[string][]any{}
+	for k, v := range m.Variables {
+		vars[k] = v
+	}
+	page, err := w.build(&plotting.Context{Context: context.Background(), Workload: w.Name(), Entries: m.Entries, Variables: vars}, w.spec.Plots[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Sections) != 1 || len(page.Sections[0].Figures) != 2 {
+		t.Fatalf("sections %+v, want one with two figures", page.Sections)
+	}
+	for i, want := range []struct {
+		name string
+		rows int
+	}{{"distribution_rps_load_4", 3}, {"distribution_rps_load_16", 2}} {
+		f := page.Sections[0].Figures[i]
+		if f.Name != want.name || f.Data.Nrow() != want.rows || !strings.Contains(f.Caption, "one box per model") {
+			t.Errorf("figure %d: %s, %d runs, caption %q; want %s with %d runs", i, f.Name, f.Data.Nrow(), f.Caption, want.name, want.rows)
+		}
+	}
+	bad := strings.Replace(spec, "kind: distribution", "kind: scaling, x: load", 1)
+	if _, err := New("bad.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "plots.0.split: only a distribution report is split") {
+		t.Errorf("split on a scaling report: %v", err)
+	}
 }

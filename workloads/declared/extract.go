@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -49,12 +50,12 @@ func (d Datum) Any() any {
 	return nil
 }
 
-// Text renders a datum as a label: numbers without exponent or trailing
-// zeros, times in RFC 3339.
+// Text renders a datum as a label: numbers as models.FormatValue writes
+// them (as settings are), times in RFC 3339.
 func (d Datum) Text() string {
 	switch {
 	case d.Number != nil:
-		return strconv.FormatFloat(*d.Number, 'f', -1, 64)
+		return models.FormatValue(*d.Number)
 	case d.String != nil:
 		return strings.TrimSpace(*d.String)
 	case d.Time != nil:

@@ -43,6 +43,9 @@ func (w *Workload) newPlots() *plotting.Registry {
 func (w *Workload) describe(p *Plot) string {
 	switch p.Kind {
 	case PlotDistribution:
+		if p.Split != "" {
+			return "Box plots of each KPI per batch, one box per value of the batch setting, one figure per value of " + p.Split + "."
+		}
 		return "Box plots of each KPI per batch, one box per value of the batch setting."
 	case PlotScaling:
 		return "Each KPI against " + orText(p.X, "the x setting") + ": median line and p25–p75 band per batch."
@@ -87,7 +90,8 @@ func successful(entries []*store.Entry) []*store.Entry {
 }
 
 // batchKey is --batch-key, else the declared batch, else the first varying
-// setting (sorted) other than x; "" puts every run in one batch.
+// setting (sorted) other than x and the split; "" puts every run in one
+// batch.
 func batchKey(ctx *plotting.Context, p *Plot, x string) string {
 	if ctx.BatchKey != "" {
 		return ctx.BatchKey
@@ -97,7 +101,7 @@ func batchKey(ctx *plotting.Context, p *Plot, x string) string {
 	}
 	keys := make([]string, 0, len(ctx.Variables))
 	for k := range ctx.Variables {
-		if k != x && k != "workload" {
+		if k != x && k != "workload" && k != p.Split {
 			keys = append(keys, k)
 		}
 	}
@@ -145,27 +149,63 @@ func (w *Workload) kpiReport(ctx *plotting.Context, p *Plot) (*plotting.Page, er
 		}
 	}
 	page.Summary = fmt.Sprintf("%d successful runs of %d entries; batches are the values of %s.", len(runs), len(ctx.Entries), orText(batch, "(none: every run is one batch)"))
+	if p.Split != "" {
+		page.Summary += fmt.Sprintf(" One figure per value of %s.", p.Split)
+	}
 	for _, name := range names {
 		def, _ := w.catalog.Definition(name)
-		var f *plotting.Figure
-		var err error
-		if p.Kind == PlotScaling {
-			f, err = w.scalingFigure(def, runs, batch, x, p.LogX)
-		} else {
-			f, err = w.distributionFigure(def, runs, batch, p.Violin)
-		}
-		if err != nil {
-			return nil, err
-		}
 		sec := plotting.Section{Title: name, Text: def.Help}
-		if f == nil {
+		for _, part := range splitRuns(runs, p.Split) {
+			var f *plotting.Figure
+			var err error
+			if p.Kind == PlotScaling {
+				f, err = w.scalingFigure(def, part.runs, batch, x, p.LogX)
+			} else {
+				f, err = w.distributionFigure(def, part.runs, batch, p.Violin, p.Split, part.value)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				sec.Figures = append(sec.Figures, f)
+			}
+		}
+		if len(sec.Figures) == 0 {
 			sec.Text += " No run has this KPI."
-		} else {
-			sec.Figures = []*plotting.Figure{f}
 		}
 		page.Sections = append(page.Sections, sec)
 	}
 	return page, nil
+}
+
+// runPart is the runs of one value of a plot's split setting.
+type runPart struct {
+	value string // "" when the plot is not split
+	runs  []*store.Entry
+}
+
+// splitRuns parts runs by the value of the setting key, in the values'
+// order (numbers by value); one part of every run when key is "".
+func splitRuns(runs []*store.Entry, key string) []runPart {
+	if key == "" {
+		return []runPart{{runs: runs}}
+	}
+	byValue := map[string][]*store.Entry{}
+	var values []string
+	for _, e := range runs {
+		v := settingText(e, key)
+		if _, ok := byValue[v]; !ok {
+			values = append(values, v)
+		}
+		byValue[v] = append(byValue[v], e)
+	}
+	sort.Strings(values)
+	sortNumerically(values)
+	parts := make([]runPart, len(values))
+	for i, v := range values {
+		parts[i] = runPart{value: v, runs: byValue[v]}
+	}
+	return parts
 }
 
 // display returns a definition's display divisor and unit.
@@ -180,7 +220,9 @@ func display(def kpi.Definition) (float64, string) {
 	return div, unit
 }
 
-func (w *Workload) distributionFigure(def kpi.Definition, runs []*store.Entry, batch string, violin bool) (*plotting.Figure, error) {
+// distributionFigure draws one box (or violin) per batch; split and value
+// name the part of the runs drawn ("" for all of them).
+func (w *Workload) distributionFigure(def kpi.Definition, runs []*store.Entry, batch string, violin bool, split, value string) (*plotting.Figure, error) {
 	div, unit := display(def)
 	var groups, paths []string
 	var values []float64
@@ -205,14 +247,20 @@ func (w *Workload) distributionFigure(def kpi.Definition, runs []*store.Entry, b
 		series.New(groups, series.String, batchCol),
 		series.New(values, series.Float, col),
 	)
-	pl, err := plotting.Distribution(df, plotting.DistSpec{Title: def.Name, YLabel: unit, Group: batchCol, Value: col, Groups: order, Violin: violin})
+	name, title, part := "distribution_"+def.Name, def.Name, ""
+	if split != "" {
+		name += "_" + split + "_" + value
+		title += ", " + split + " " + value
+		part = fmt.Sprintf(" with %s = %s", split, value)
+	}
+	pl, err := plotting.Distribution(df, plotting.DistSpec{Title: title, YLabel: unit, Group: batchCol, Value: col, Groups: order, Violin: violin})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", def.Name, err)
 	}
 	return &plotting.Figure{
-		Name: plotting.Slug("distribution_" + def.Name), Title: def.Name, Data: df, Plot: pl,
-		Alt:     fmt.Sprintf("%s in %s for %d runs, one box per %s.", def.Name, unit, len(values), batchCol),
-		Caption: fmt.Sprintf("%s (%s), %s; one box per %s, runs as dots.", def.Name, unit, def.Direction, batchCol),
+		Name: plotting.Slug(name), Title: title, Data: df, Plot: pl,
+		Alt:     fmt.Sprintf("%s in %s for %d runs%s, one box per %s.", def.Name, unit, len(values), part, batchCol),
+		Caption: fmt.Sprintf("%s (%s)%s, %s; one box per %s, runs as dots.", def.Name, unit, part, def.Direction, batchCol),
 	}, nil
 }
 

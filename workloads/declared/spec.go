@@ -197,8 +197,11 @@ type Plot struct {
 	KPIs []string `yaml:"kpis" json:"kpis"`
 	// Batch is the setting whose values are compared (--batch-key wins);
 	// X the setting of the scaling axis (--x-key wins).
-	Batch  string `yaml:"batch" json:"batch"`
-	X      string `yaml:"x" json:"x"`
+	Batch string `yaml:"batch" json:"batch"`
+	X     string `yaml:"x" json:"x"`
+	// Split draws a distribution once per value of this setting, so that
+	// runs of different loads are never mixed in one box.
+	Split  string `yaml:"split" json:"split"`
 	Violin bool   `yaml:"violin" json:"violin"`
 	LogX   bool   `yaml:"log_x" json:"log_x"`
 }

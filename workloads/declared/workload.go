@@ -363,7 +363,7 @@ func (w *Workload) fillLabels(labels map[string]string, settings models.Settings
 		}
 		if text == "" && l.Setting != "" {
 			if v, ok := settings[l.Setting]; ok && v != nil {
-				text = strings.TrimSpace(plotting.ValueText(v))
+				text = strings.TrimSpace(models.FormatValue(v))
 			}
 		}
 		if text != "" {

@@ -27,6 +27,7 @@ const maxExecOutput = 64 << 20
 func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
 	cmd.Dir = opts.Dir
+	cmd.Env = childEnv(opts.Env, nil)
 	var out limitedBuffer
 	out.limit = maxExecOutput
 	cmd.Stdout = io.MultiWriter(&out, opts.Stdout) // kept in stdout.log too

@@ -95,7 +95,7 @@ func startPython(ctx context.Context, python, program string, args []string, env
 	}
 	cmd := exec.CommandContext(ctx, python, append([]string{"-c", program}, args...)...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = childEnv(opts.Env, env)
 	cmd.Stdout, cmd.Stderr = opts.Stdout, opts.Stderr
 	cmd.ExtraFiles = []*os.File{w} // fd 3
 	pp := &pyProcess{python: python, cmd: cmd, out: r, dec: json.NewDecoder(r)}

@@ -25,6 +25,16 @@ type Options struct {
 	Dir string
 	// Stdout and Stderr receive the PI's own output: the run's logs.
 	Stdout, Stderr io.Writer
+	// Env is the base environment of the Python and exec children: the
+	// process's own, passed down by cmd/seshat, as no package below cmd
+	// reads the environment. Nil leaves them only what the PI adds.
+	Env []string
+}
+
+// childEnv is the environment of a child: base, then extra.
+func childEnv(base, extra []string) []string {
+	// Never nil: a nil exec.Cmd.Env would inherit this process's.
+	return append(append(make([]string, 0, len(base)+len(extra)), base...), extra...)
 }
 
 // Run runs the PI the settings describe and returns its pi.json document.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ import (
 func runPI(t *testing.T, settings map[string]any) (models.PIResult, string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	data, err := Run(context.Background(), settings, Options{Stderr: &stderr, Dir: t.TempDir()})
+	data, err := Run(context.Background(), settings, Options{Stderr: &stderr, Dir: t.TempDir(), Env: os.Environ()})
 	var mf *MissingFrameworkError
 	if errors.As(err, &mf) {
 		t.Skipf("skipped: %v", err)
@@ -154,7 +156,7 @@ func TestTorchGPUWithoutCUDA(t *testing.T) {
 	t.Parallel()
 	var stderr bytes.Buffer
 	settings := map[string]any{"pi": "matmul", "backend": "torch", "device": "gpu", "matrix_size": 64, "repetitions": 5}
-	data, err := Run(context.Background(), settings, Options{Stderr: &stderr})
+	data, err := Run(context.Background(), settings, Options{Stderr: &stderr, Env: os.Environ()})
 	var mf *MissingFrameworkError
 	if errors.As(err, &mf) {
 		t.Skipf("skipped: %v", err)
@@ -219,4 +221,37 @@ func TestRunInvalidSettingsIsInvalidInput(t *testing.T) {
 	if exitcode.Of(err) != exitcode.InvalidInput {
 		t.Errorf("exit code %v for %v", exitcode.Of(err), err)
 	}
+}
+
+// TestChildrenGetTheGivenEnvironment: the exec and Python children get
+// Options.Env, not this process's environment (cmd/seshat passes that
+// down; no package below cmd reads it).
+func TestChildrenGetTheGivenEnvironment(t *testing.T) {
+	t.Setenv("SESHAT_TEST_BASE", "process")
+	given := []string{"SESHAT_TEST_BASE=given", "PATH=" + os.Getenv("PATH")}
+	t.Run("exec", func(t *testing.T) {
+		doc := `{"component": "env", "name": "'"$SESHAT_TEST_BASE"'", "@result": {"elapsed": 1}}`
+		data, err := Run(context.Background(), map[string]any{"pi": "exec", "command": []any{"sh", "-c", "printf '%s' '" + doc + "'"}}, Options{Env: given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"name": "given"`) {
+			t.Errorf("the command saw another environment: %s", data)
+		}
+	})
+	t.Run("python", func(t *testing.T) {
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("no python3")
+		}
+		program := `import json, os; os.fdopen(3, "w").write(json.dumps({"error": os.environ.get("SESHAT_TEST_BASE", "") + " " + os.environ.get("OMP_NUM_THREADS", "")}))`
+		pp, err := startPython(context.Background(), python, program, nil, threadEnv(2), Options{Env: given, Stdout: io.Discard, Stderr: io.Discard}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pp.read("none")
+		if err == nil || err.Error() != "given 2" {
+			t.Errorf("Python saw SESHAT_TEST_BASE and OMP_NUM_THREADS %q, want \"given 2\"", err)
+		}
+	})
 }
