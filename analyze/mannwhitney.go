@@ -64,6 +64,12 @@ func (m MannWhitney) Evaluate(in Input) Result {
 		shift = now - ref
 	}
 	r.Status = judge(in.Direction, t.PValue < alpha, shift)
+	if t.MinPValue > alpha {
+		// No difference could ever be significant with these batches: say
+		// so rather than a silent ok.
+		r.Status = StatusNoisy
+		r.Reason = fmt.Sprintf("too few runs to judge: %d current and %d previous runs can never reach p < %g", len(cur), len(prev), alpha)
+	}
 	how := "normal approximation with tie correction"
 	if t.Exact {
 		how = "exact"

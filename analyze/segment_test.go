@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,5 +156,30 @@ func TestGate(t *testing.T) {
 	}
 	if err := (Gate{FDR: 2}).Validate(); err == nil {
 		t.Error("FDR 2 accepted")
+	}
+}
+
+// TestHampelLeavesPatternsAlone: a bump every third build (a periodic
+// load on a shared pool) is the series' noise, not spikes; one value far
+// from both sides is a spike.
+func TestHampelLeavesPatternsAlone(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 12))
+	var bumps []float64
+	for i := range 24 {
+		v := 10 + 0.001*r.NormFloat64()
+		if i%3 == 2 {
+			v++
+		}
+		bumps = append(bumps, v)
+	}
+	for i, spike := range hampel(bumps) {
+		if spike {
+			t.Errorf("value %d of a periodic series taken for a spike", i)
+		}
+	}
+	flat := []float64{10, 10.1, 9.9, 10, 10.1, 30, 10, 9.9, 10.1, 10, 9.9, 10}
+	if got := hampel(flat); !got[5] || slices.Contains(append(got[:5:5], got[6:]...), true) {
+		t.Errorf("spikes %v, want only index 5", got)
 	}
 }
