@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/compare"
+	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/workloads"
@@ -19,10 +21,38 @@ var flagValues = map[string]map[string]func() []string{
 		"method": pipeline.ChangePointMethods,
 		"format": func() []string { return []string{"text", "json"} },
 	},
-	"regression": {"method": analyze.Names},
+	"regression": {"method": analyze.Names, "executor": executors},
+	"run":        {"executor": executors},
+	"compare":    {"format": func() []string { return compare.Formats }},
 	"history":    {"format": func() []string { return []string{pipeline.FormatTable, pipeline.FormatJSON} }},
 	"kpis":       {"format": func() []string { return []string{pipeline.FormatOpenMetrics, pipeline.FormatJSON} }},
 	"visualize":  {"generate": pipeline.Generators, "history-axis": plotting.HistoryAxes},
+}
+
+func executors() []string { return pipeline.Executors }
+
+// argValues are the values shell completion offers for a command's first
+// argument; the later ones complete as files.
+var argValues = map[string]func() []string{
+	"import": importers.Formats,
+}
+
+// matching keeps the values that start with what was typed, each once
+// (several workloads draw a report of the same name, each described in
+// its own words: the first description is kept). A value may carry a
+// description after a tab.
+func matching(values []string, typed string) []cobra.Completion {
+	var out []cobra.Completion
+	seen := map[string]bool{}
+	for _, v := range values {
+		name, _, _ := strings.Cut(v, "\t")
+		if !strings.HasPrefix(name, typed) || seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, v)
+	}
+	return out
 }
 
 // registerCompletions makes shell completion suggest the values of the
@@ -36,14 +66,16 @@ func registerCompletions(root *cobra.Command) {
 					continue
 				}
 				_ = c.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-					var out []cobra.Completion
-					for _, v := range values() {
-						if strings.HasPrefix(v, typed) {
-							out = append(out, v)
-						}
-					}
-					return out, cobra.ShellCompDirectiveNoFileComp
+					return matching(values(), typed), cobra.ShellCompDirectiveNoFileComp
 				})
+			}
+		}
+		if values, ok := argValues[c.Name()]; ok && c.ValidArgsFunction == nil {
+			c.ValidArgsFunction = func(_ *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveDefault
+				}
+				return matching(values(), typed), cobra.ShellCompDirectiveNoFileComp
 			}
 		}
 		for _, sub := range c.Commands() {

@@ -40,6 +40,14 @@ func TestMissingInputExitStatus(t *testing.T) {
 		{"visualize --plots", []string{"visualize", "--results-dir", results, "--plots", missing, "--output-dir", out}, "--plots"},
 		{"visualize --history", []string{"visualize", "--results-dir", results, "--history", missing, "--output-dir", out}, "--history"},
 		{"--config", []string{"parse", "--config", missing, "--results-dir", results}, "config file"},
+		{"--workload-file", []string{"parse", "--workload-file", missing, "--results-dir", results}, "--workload-file"},
+		{"workload check FILE", []string{"workload", "check", missing}, "workload file"},
+		{"compare A", []string{"compare", missing, results}, missing},
+		{"compare B", []string{"compare", results, missing}, missing},
+		{"import INPUT", []string{"import", "gobench", missing, "--results-dir", out}, missing},
+		{"upload --ca-cert", []string{"upload", "--results-dir", results, "--store", "https://127.0.0.1:9", "--ca-cert", missing}, "--ca-cert"},
+		{"upload --password-file", []string{"upload", "--results-dir", results, "--store", "https://u@127.0.0.1:9", "--password-file", missing}, "--password-file"},
+		{"history --ca-cert", []string{"history", "--store", "https://127.0.0.1:9", "--ca-cert", missing}, "--ca-cert"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestVersionFlag: `seshat --version` prints what `seshat version` prints.
@@ -35,6 +37,11 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"upload", "--workload", ""}, []string{"pi"}},
 		{[]string{"visualize", "--generate", "report: "}, []string{"report: Rate per batch", "report: Error report"}},
 		{[]string{"visualize", "--generate", "plot: "}, []string{"plot: Rate box plot"}},
+		{[]string{"visualize", "--generate", ""}, []string{"report: Error report", "report: KPI history", "plot: Rate box plot"}},
+		{[]string{"compare", "--format", ""}, []string{"text", "csv", "markdown", "json"}},
+		{[]string{"run", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
+		{[]string{"regression", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
+		{[]string{"import", ""}, []string{"gobench", "mlperf", "pytest-benchmark", "thoth"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -53,11 +60,38 @@ func TestFlagValueCompletion(t *testing.T) {
 					t.Errorf("completions %q lack %q", values, w)
 				}
 			}
-			for _, v := range values {
+			for i, v := range values {
 				if !strings.HasPrefix(v, tc.args[len(tc.args)-1]) {
 					t.Errorf("completion %q does not start with what was typed", v)
+				}
+				if slices.Contains(values[:i], v) {
+					t.Errorf("completion %q offered twice", v)
 				}
 			}
 		})
 	}
+}
+
+// TestEnumeratedFlagsComplete: every flag of the tree that takes one of a
+// known set of values (an output format, a method, an executor, a
+// workload, a report or plot) has its values completed, whichever command
+// it belongs to, so that a command added later does not lose them.
+func TestEnumeratedFlagsComplete(t *testing.T) {
+	t.Parallel()
+	enumerated := []string{"format", "method", "executor", "workload", "generate"}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, name := range enumerated {
+			if c.Hidden || c.LocalFlags().Lookup(name) == nil {
+				continue
+			}
+			if _, ok := c.GetFlagCompletionFunc(name); !ok {
+				t.Errorf("%s --%s: no completion of its values", c.CommandPath(), name)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newDocRoot())
 }
