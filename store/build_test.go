@@ -128,3 +128,25 @@ func TestBuildCacheInvalidation(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsOfBuildsAreNotDuplicates: a nightly job's results tree holds one
+// run of each point every night, with the same settings: runs of two
+// builds are all kept; the same settings twice in one build (a copied run
+// directory) are still a duplicate.
+func TestRunsOfBuildsAreNotDuplicates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	build := func(id string) map[string]string { return map[string]string{"build.json": `{"id": "` + id + `"}`} }
+	writeTree(t, dir, merge(
+		run("night1/r0", "size: 512\n", "0", build("nightly-1")),
+		run("night2/r0", "size: 512\n", "0", build("nightly-2")),
+		run("night2/copy", "size: 512\n", "0", build("nightly-2")),
+	))
+	m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(newFake())})
+	if got := entryPaths(m); strings.Join(got, " ") != "night1/r0 night2/copy" {
+		t.Errorf("entries %v, want night1/r0 and night2/copy (night2/r0 its duplicate)", got)
+	}
+	if len(m.Warnings) != 1 || !hasWarning(m.Warnings, "night2/r0", "night2/copy", "duplicate") {
+		t.Errorf("warnings %q", m.Warnings)
+	}
+}

@@ -29,7 +29,8 @@
 //     stated and read relative to it. A panicking parser fails its entry
 //     only.
 //  4. The Matrix keeps entries sorted by path, drops true duplicates (same
-//     settings, `@`-prefixed ones included) with a warning, and lists the
+//     settings, `@`-prefixed ones included, and the same build) with a
+//     warning, and lists the
 //     variables: non-`@` settings with more than one value.
 //
 // Nothing here fails on a bad artifact: a broken file is a warning on its

@@ -86,7 +86,9 @@ func (s Stats) String() string {
 }
 
 // newMatrix builds the matrix from entries sorted by path: duplicates (same
-// identity) are dropped with a warning, variables computed.
+// identity, of the same build) are dropped with a warning, variables
+// computed. Runs of two builds with the same settings are not duplicates:
+// a nightly job's results tree holds one run of each point every night.
 func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
 	m := &Matrix{ResultsDir: resultsDir}
 	var warnings []string
@@ -97,8 +99,11 @@ func newMatrix(resultsDir string, entries []*Entry) (*Matrix, []string) {
 			if id == "" {
 				id = e.Settings.Identity()
 			}
+			if e.Build != nil {
+				id += "\x00" + e.Build.ID
+			}
 			if first, dup := seen[id]; dup {
-				warnings = append(warnings, fmt.Sprintf("%s: same settings as %s, dropped as a duplicate", e.Path, first))
+				warnings = append(warnings, fmt.Sprintf("%s: same settings and build as %s, dropped as a duplicate", e.Path, first))
 				continue
 			}
 			seen[id] = e.Path
