@@ -7,7 +7,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // Point is one run to make: an experiment's settings with one value each.
@@ -86,7 +86,7 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 // the setting it names, in the experiment or else in common_settings.
 func pointError(b *Benchmark, e *Experiment, s map[string]any, varying []string, err error) error {
 	be := &BenchmarkError{File: b.Path, Line: e.Line, Experiment: e.Name, Msg: err.Error()}
-	var sk workloads.SettingKeyer
+	var sk runnable.SettingKeyer
 	if errors.As(err, &sk) {
 		key := sk.SettingKey()
 		be.Key = key
@@ -233,7 +233,7 @@ func safeName(s string) string {
 // EnvName is the environment variable a setting is exported as:
 // SESHAT_ + the upper-cased name, other characters as "_"
 // (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).
-func EnvName(key string) string { return workloads.EnvName(key) }
+func EnvName(key string) string { return runnable.EnvName(key) }
 
 // SettingsText is a point's settings as key=value words sorted by key, in
 // their canonical text form: how --dry-run and batch scripts show a point.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
-	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // SchedulerFile is written in the run directories of the slurm and
@@ -29,7 +29,7 @@ type PointOptions struct {
 	// Self is the seshat executable on this node; Python the --python
 	// interpreter.
 	Self, Python string
-	Lookup       func(name string) (workloads.Runner, error)
+	Lookup       func(name string) (runnable.Runner, error)
 	// HWInfo describes this node.
 	HWInfo models.HWInfo
 	// Env is the base environment of the child.

@@ -19,7 +19,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // Options configure Run.
@@ -36,7 +36,7 @@ type Options struct {
 	// Self is the seshat executable; Python the --python interpreter.
 	Self, Python string
 	// Lookup finds the workload that runs a point.
-	Lookup func(name string) (workloads.Runner, error)
+	Lookup func(name string) (runnable.Runner, error)
 	// HWInfo describes the machine (collected once per invocation).
 	HWInfo models.HWInfo
 	// Env is the base environment of every child (os.Environ()).
@@ -216,7 +216,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	return dir, o, err
 }
 
-func lookupWorkload(lookup func(string) (workloads.Runner, error), settings map[string]any) (workloads.Runner, error) {
+func lookupWorkload(lookup func(string) (runnable.Runner, error), settings map[string]any) (runnable.Runner, error) {
 	name, _ := settings["workload"].(string)
 	return lookup(name)
 }
@@ -262,8 +262,8 @@ type pointEnv struct {
 
 // runIn runs the point whose settings.yaml is in dir: the child process,
 // then hwinfo.json, usage.json and, last and atomically, exit_code.
-func runIn(ctx context.Context, pe pointEnv, w workloads.Runner, dir string, settings map[string]any) (Outcome, error) {
-	args, err := w.Command(workloads.RunRequest{Dir: dir, Settings: settings, Self: pe.Self, Python: pe.Python})
+func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, settings map[string]any) (Outcome, error) {
+	args, err := w.Command(runnable.RunRequest{Dir: dir, Settings: settings, Self: pe.Self, Python: pe.Python})
 	if err != nil {
 		return Outcome{}, err
 	}

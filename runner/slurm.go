@@ -17,7 +17,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // Slurm runs the points as Slurm job arrays on a cluster whose nodes share
@@ -168,13 +168,13 @@ func PrepareRuns(ctx context.Context, opts Options, plan []Planned, t *Tracker) 
 }
 
 // PointGPUs is the number of GPUs a point needs, as its workload says
-// (workloads.Resourcer); 0 when it says nothing.
-func PointGPUs(lookup func(string) (workloads.Runner, error), settings map[string]any) int {
+// (runnable.Resourcer); 0 when it says nothing.
+func PointGPUs(lookup func(string) (runnable.Runner, error), settings map[string]any) int {
 	w, err := lookupWorkload(lookup, settings)
 	if err != nil {
 		return 0
 	}
-	if r, ok := w.(workloads.Resourcer); ok {
+	if r, ok := w.(runnable.Resourcer); ok {
 		return r.GPUs(settings)
 	}
 	return 0

@@ -12,7 +12,7 @@ import (
 )
 
 // SettingsReader names the settings a point reads (the workload's
-// workloads.SettingsReader).
+// runnable.SettingsReader).
 type SettingsReader interface {
 	// Reads returns the settings the point reads; all is true when the
 	// point's workload takes any setting.
