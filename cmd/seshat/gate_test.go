@@ -74,16 +74,22 @@ func (h *fakeHost) night(t *testing.T, benchmark, name string, upload bool) stri
 	return results
 }
 
+// history runs and uploads three nights of the code at its usual speed.
+func (h *fakeHost) history(t *testing.T, benchmark string) {
+	t.Helper()
+	h.setSpeed(t, 1)
+	for i := 1; i <= 3; i++ {
+		h.night(t, benchmark, fmt.Sprintf("night%d", i), true)
+	}
+}
+
 // TestRegressionNightlySameStack: a nightly job re-runs one stack (same
 // framework version every night) on new code; the newest night is 20%
 // slower. The default invocation, with no keys, fails naming the KPIs.
 func TestRegressionNightlySameStack(t *testing.T) {
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
-	h.setSpeed(t, 1)
-	for i := 1; i <= 3; i++ {
-		h.night(t, bench, fmt.Sprintf("night%d", i), true)
-	}
+	h.history(t, bench)
 	h.setSpeed(t, 0.8)
 	cur := h.night(t, bench, "night4", false)
 	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
@@ -102,10 +108,7 @@ func TestRegressionNightlySameStack(t *testing.T) {
 func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.3)
-	h.setSpeed(t, 1)
-	for i := 1; i <= 3; i++ {
-		h.night(t, bench, fmt.Sprintf("night%d", i), true)
-	}
+	h.history(t, bench)
 	cur := h.night(t, bench, "night4", false)
 	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
 	if r.code != 0 {
@@ -128,10 +131,7 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 func TestRegressionConfirm(t *testing.T) {
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
-	h.setSpeed(t, 1)
-	for i := 1; i <= 3; i++ {
-		h.night(t, bench, fmt.Sprintf("night%d", i), true)
-	}
+	h.history(t, bench)
 	confirm := func(results, report string) result {
 		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
 			"--report-dir", filepath.Join(h.dir, report), "--confirm", "2", "--benchmark", bench)
