@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/seshat-bench/seshat/internal/config"
@@ -70,7 +69,7 @@ func newKubernetes(env Env, c config.Kubernetes) (runner.Executor, error) {
 			e.Namespace = ns
 		}
 	}
-	if e.Client, err = k8s.NewForConfig(rest); err != nil {
+	if e.Client, err = kubernetes.NewClient(rest); err != nil {
 		return nil, fmt.Errorf("--executor kubernetes: %w", err)
 	}
 	return e, nil
