@@ -30,9 +30,10 @@ type Client interface {
 //
 // Why not the clientset (k8s.io/client-go/kubernetes): it imports every
 // API group Kubernetes serves (56 packages of k8s.io/api, their typed
-// clients and apply configurations, the OpenAPI models), which made half
-// of a cold `go build ./cmd/seshat` for the five calls above; see
-// README.md, "A short tour".
+// clients and apply configurations, the OpenAPI models), for the five
+// calls above. Without it a cold `go build ./cmd/seshat` compiles 575
+// packages instead of 798: 146 CPU-seconds instead of 211, 79 s instead
+// of 111 s on 2 idle cores (the tests keep the fake clientset).
 func NewClient(cfg *rest.Config) (Client, error) {
 	scheme := runtime.NewScheme()
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
