@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -65,7 +64,7 @@ func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster) (runner
 	if e.Namespace == "" {
 		e.Namespace = ns
 	}
-	if e.Client, err = k8s.NewForConfig(rc); err != nil {
+	if e.Client, err = kubernetes.NewClient(rc); err != nil {
 		return nil, fmt.Errorf("--executor kubernetes: %w", err)
 	}
 	return e, nil

@@ -142,10 +142,15 @@ func (cp *controlPlane) stop() {
 // log on the kubelet endpoint the API server proxies pods/log to.
 // apiServerCluster starts the control plane, the namespace "bench", and
 // the test's node: a Node object whose kubelet endpoint serves the logs
-// of the pods the test runs.
-func apiServerCluster(t testing.TB) (k8s.Interface, *node) {
+// of the pods the test runs. It returns the executor's client (NewClient,
+// as `seshat run` makes it) and the clientset the test acts with.
+func apiServerCluster(t testing.TB) (Client, k8s.Interface, *node) {
 	cp := startControlPlane(t)
 	client, err := k8s.NewForConfig(cp.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := NewClient(cp.config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,13 +196,13 @@ func apiServerCluster(t testing.TB) (k8s.Interface, *node) {
 		t.Fatal(err)
 	}
 
-	return client, n
+	return exec, client, n
 }
 
 func TestAPIServer(t *testing.T) {
-	client, n := apiServerCluster(t)
+	exec, client, n := apiServerCluster(t)
 	ctx := context.Background()
-	e := &Executor{Client: client, Namespace: "bench", Image: "registry.example/seshat:1", Labels: map[string]string{"team": "perf"},
+	e := &Executor{Client: exec, Namespace: "bench", Image: "registry.example/seshat:1", Labels: map[string]string{"team": "perf"},
 		PollInterval: 100 * time.Millisecond, PendingTimeout: 500 * time.Millisecond}
 	opts := kubeOpts(t, "common_settings:\n  matrix_size: 512\nexpe:\n  e:\n    helper: exit 0\n    fault: [none, evict, oom, deadline, fail]\n    gpus: [0, 1]\n")
 	for i := range opts.Points {
@@ -250,12 +255,12 @@ var kubeBenchPoints = flag.Int("kube-points", 200, "points of BenchmarkAPIServer
 //
 //	go test -run '^$' -bench APIServerSubmitAndTrack -benchtime 1x ./runner/kubernetes
 func BenchmarkAPIServerSubmitAndTrack(b *testing.B) {
-	client, _ := apiServerCluster(b)
+	exec, _, _ := apiServerCluster(b)
 	src := fmt.Sprintf("expe:\n  e:\n    helper: exit 0\n    repeat: %d\n", *kubeBenchPoints)
 	var total time.Duration
 	for b.Loop() {
 		opts := kubeOpts(b, src)
-		opts.Executor = &Executor{Client: client, Namespace: "bench", Image: "x", MaxParallel: 8, PollInterval: 200 * time.Millisecond}
+		opts.Executor = &Executor{Client: exec, Namespace: "bench", Image: "x", MaxParallel: 8, PollInterval: 200 * time.Millisecond}
 		start := time.Now()
 		s, err := runner.Run(context.Background(), opts)
 		if err != nil || s.Succeeded != *kubeBenchPoints {

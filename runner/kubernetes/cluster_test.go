@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/seshat-bench/seshat/runner"
@@ -30,7 +29,7 @@ func TestRealCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := k8s.NewForConfig(rest)
+	client, err := NewClient(rest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8s "k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/seshat-bench/seshat/models"
@@ -27,7 +25,8 @@ import (
 
 // Executor runs every point as a Kubernetes Job (see the package doc).
 type Executor struct {
-	Client k8s.Interface
+	// Client talks to the API server (NewClient).
+	Client Client
 	// Namespace of the Jobs (default "default").
 	Namespace string
 	// Image holds seshat and the PIs' dependencies (the project's
@@ -255,7 +254,7 @@ func (e *Executor) create(ctx context.Context, opts runner.Options, runs []*kube
 			return err
 		}
 		job := e.job(opts, r.pl, r.i, e.invocation(), r.rel, prelude, r.gpus)
-		if _, err := e.Client.BatchV1().Jobs(e.namespace()).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		if err := e.Client.CreateJob(ctx, e.namespace(), job); err != nil {
 			return fmt.Errorf("create Job %s/%s: %w", e.namespace(), r.job, err)
 		}
 		r.created = true
@@ -267,12 +266,11 @@ func (e *Executor) create(ctx context.Context, opts runner.Options, runs []*kube
 // list returns the invocation's Jobs by name and their newest pods by Job
 // name.
 func (e *Executor) list(ctx context.Context) (map[string]*batchv1.Job, map[string]*corev1.Pod, error) {
-	lo := metav1.ListOptions{LabelSelector: e.selector()}
-	jl, err := e.Client.BatchV1().Jobs(e.namespace()).List(ctx, lo)
+	jl, err := e.Client.ListJobs(ctx, e.namespace(), e.selector())
 	if err != nil {
 		return nil, nil, err
 	}
-	pl, err := e.Client.CoreV1().Pods(e.namespace()).List(ctx, lo)
+	pl, err := e.Client.ListPods(ctx, e.namespace(), e.selector())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -415,7 +413,7 @@ func (e *Executor) collect(ctx context.Context, r *kubeRun, pod *corev1.Pod) (st
 	logs := e.Logs
 	if logs == nil {
 		logs = func(ctx context.Context, ns, name string) (io.ReadCloser, error) {
-			return e.Client.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: container}).Stream(ctx)
+			return e.Client.PodLog(ctx, ns, name, container)
 		}
 	}
 	rc, err := logs(ctx, pod.Namespace, pod.Name)
@@ -508,12 +506,10 @@ func (e *Executor) sweep(ctx context.Context, opts runner.Options, t *runner.Tra
 	return nil
 }
 
-var background = metav1.DeletePropagationBackground
-
 func (e *Executor) deleteJob(name string) {
 	ctx, done := context.WithTimeout(context.Background(), time.Minute)
 	defer done()
-	err := e.Client.BatchV1().Jobs(e.namespace()).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
+	err := e.Client.DeleteJob(ctx, e.namespace(), name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		e.log().Warn(fmt.Sprintf("delete Job %s/%s: %v", e.namespace(), name, err))
 	}
@@ -523,7 +519,7 @@ func (e *Executor) deleteJob(name string) {
 func (e *Executor) cleanUp() {
 	ctx, done := context.WithTimeout(context.Background(), time.Minute)
 	defer done()
-	jl, err := e.Client.BatchV1().Jobs(e.namespace()).List(ctx, metav1.ListOptions{LabelSelector: e.selector()})
+	jl, err := e.Client.ListJobs(ctx, e.namespace(), e.selector())
 	if err != nil {
 		e.log().Warn(fmt.Sprintf("list Jobs to delete (%s): %v; delete them with kubectl delete jobs -l %s", e.selector(), err, e.selector()))
 		return

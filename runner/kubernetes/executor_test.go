@@ -318,7 +318,7 @@ func kubeOpts(t testing.TB, src string) runner.Options {
 }
 
 func newExecutor(client *fake.Clientset, n *node) *Executor {
-	return &Executor{Client: client, Namespace: "bench", Image: "registry.example/seshat:1", ServiceAccount: "seshat",
+	return &Executor{Client: clientset{client}, Namespace: "bench", Image: "registry.example/seshat:1", ServiceAccount: "seshat",
 		NodeSelector: map[string]string{"gpu": "a100"}, Labels: map[string]string{"team": "perf"},
 		Tolerations:  []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		PollInterval: 50 * time.Millisecond, PendingTimeout: 200 * time.Millisecond, Logs: n.Logs, Invocation: "0123abcd"}
