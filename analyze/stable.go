@@ -453,31 +453,31 @@ func (r Reference) Split(current Point) (atLevel int, split bool) {
 
 // Test is the t statistic of the current point against the reference, its
 // two-sided p-value, and the change in percent.
-func (r Reference) Test(current Point) (t, p, deltaPercent float64) {
+func (r Reference) Test(current Point) (t, p, delta float64) {
 	yc := current.Value
 	if r.Log {
 		yc = math.Log(yc)
 	}
 	diff := yc - r.scaled
 	if r.Log {
-		deltaPercent = (math.Exp(diff) - 1) * 100
+		delta = (math.Exp(diff) - 1) * 100
 	} else {
-		deltaPercent = deltaPercentOf(r.scaled, yc)
+		delta = deltaPercent(r.scaled, yc)
 		if r.scaled != 0 {
 			diff /= math.Abs(r.scaled)
 		}
 	}
 	switch {
 	case math.IsNaN(r.SE):
-		return math.NaN(), math.NaN(), deltaPercent
+		return math.NaN(), math.NaN(), delta
 	case r.SE == 0:
 		if diff == 0 {
-			return 0, 1, deltaPercent
+			return 0, 1, delta
 		}
-		return math.Copysign(math.Inf(1), diff), 0, deltaPercent
+		return math.Copysign(math.Inf(1), diff), 0, delta
 	}
 	t = diff / r.SE
-	return t, studentTwoSided(t, r.DF), deltaPercent
+	return t, studentTwoSided(t, r.DF), delta
 }
 
 // Detectable is the smallest change, in percent, that a two-sided test at
@@ -522,6 +522,3 @@ func pct(v float64) string {
 func allPositive(xs []float64) bool {
 	return !slices.ContainsFunc(xs, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) })
 }
-
-// deltaPercentOf is (current - reference) / |reference| in percent.
-func deltaPercentOf(reference, current float64) float64 { return deltaPercent(reference, current) }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,28 +13,6 @@ import (
 
 // tinyBenchmark is two quick runs of a gonum PI.
 const tinyBenchmark = "common_settings:\n  pi: matmul\n  backend: gonum\n  repetitions: 3\n  warmup: 0\nexpe:\n  tiny: {matrix_size: [8, 16]}\n"
-
-// runSeshatIn runs seshat with getenv as its SESHAT_ variables and environ
-// as the environment it hands down (what the CI's variables are read
-// from), in place of this test process's own.
-func runSeshatIn(t *testing.T, getenv map[string]string, environ []string, args ...string) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	p := &process{
-		ctx:  context.Background(),
-		args: args,
-		getenv: func(k string) (string, bool) {
-			v, ok := getenv[k]
-			return v, ok
-		},
-		environ: environ,
-		stdin:   &bytes.Buffer{},
-		stdout:  &stdout,
-		stderr:  &stderr,
-	}
-	code := execute(p)
-	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
-}
 
 // ciFree is this process's environment without what a CI engine sets, so
 // that the tests detect the same build on a laptop and in CI.
@@ -129,14 +106,7 @@ func TestRunCommandBuild(t *testing.T) {
 				}
 			}
 
-			r = runSeshat(t, nil, "parse", "--results-dir", results, "--output-lts", "-")
-			if r.code != 0 {
-				t.Fatalf("parse --output-lts: exit %d\n%s", r.code, r.stderr)
-			}
-			var payloads []models.Payload
-			if err := json.Unmarshal([]byte(r.stdout), &payloads); err != nil || len(payloads) != 2 {
-				t.Fatalf("%v: %d payloads\n%s", err, len(payloads), r.stdout)
-			}
+			payloads, _ := twoPayloads(t, results)
 			for _, p := range payloads {
 				if p.Metadata.Build == nil || p.Metadata.Build.ID != tt.want.ID || p.Metadata.Build.Commit != tt.want.Commit {
 					t.Errorf("metadata.build %+v, want %+v", p.Metadata.Build, tt.want)
@@ -214,14 +184,7 @@ func TestParseBuildJSON(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(results, dirs[1], "build.json"), []byte(`{"id": "b1", "time": "tuesday"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = runSeshat(t, nil, "parse", "--results-dir", results, "--output-lts", "-")
-	if r.code != 0 {
-		t.Fatalf("parse --output-lts: exit %d\n%s", r.code, r.stderr)
-	}
-	var payloads []models.Payload
-	if err := json.Unmarshal([]byte(r.stdout), &payloads); err != nil || len(payloads) != 2 {
-		t.Fatalf("%v: %d payloads\n%s", err, len(payloads), r.stdout)
-	}
+	payloads, r := twoPayloads(t, results)
 	for _, p := range payloads {
 		if p.Metadata.Build != nil {
 			t.Errorf("metadata.build %+v, want none", p.Metadata.Build)
@@ -230,4 +193,19 @@ func TestParseBuildJSON(t *testing.T) {
 	if strings.Count(r.stderr, "warn") != 1 || !strings.Contains(r.stderr, dirs[1]+": build.json: field time") || strings.Contains(r.stderr, dirs[0]) {
 		t.Errorf("want one warning, on %s's build.json:\n%s", dirs[1], r.stderr)
 	}
+}
+
+// twoPayloads parses the results of tinyBenchmark as `parse --output-lts -`
+// writes them, strictly validated: two payloads, and the parse's result.
+func twoPayloads(t *testing.T, results string) ([]models.Payload, result) {
+	t.Helper()
+	r := runSeshat(t, nil, "parse", "--results-dir", results, "--output-lts", "-")
+	if r.code != 0 {
+		t.Fatalf("parse --output-lts: exit %d\n%s", r.code, r.stderr)
+	}
+	var payloads []models.Payload
+	if err := json.Unmarshal([]byte(r.stdout), &payloads); err != nil || len(payloads) != 2 {
+		t.Fatalf("%v: %d payloads\n%s", err, len(payloads), r.stdout)
+	}
+	return payloads, r
 }

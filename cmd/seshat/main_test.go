@@ -22,15 +22,23 @@ type result struct {
 // given environment (nothing else of the real environment leaks in).
 func runSeshat(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
+	return runSeshatIn(t, env, os.Environ(), args...)
+}
+
+// runSeshatIn runs seshat with getenv as its SESHAT_ variables and environ
+// as the environment it hands down (what the CI's variables are read
+// from), in place of this test process's own.
+func runSeshatIn(t *testing.T, getenv map[string]string, environ []string, args ...string) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	p := &process{
 		ctx:  context.Background(),
 		args: args,
 		getenv: func(k string) (string, bool) {
-			v, ok := env[k]
+			v, ok := getenv[k]
 			return v, ok
 		},
-		environ: os.Environ(),
+		environ: environ,
 		stdin:   &bytes.Buffer{},
 		stdout:  &stdout,
 		stderr:  &stderr,

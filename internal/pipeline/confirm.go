@@ -59,10 +59,10 @@ func finiteOr0(v float64) float64 {
 }
 
 // confirmRuns re-runs, opts.Confirm more times each, the matrix points of
-// the failing findings of rep, into the results directory (new run
+// the failing findings of rep (suspects of them), into the results directory (new run
 // directories, the build of the runs they confirm). It returns what it
 // did; the caller judges the results again.
-func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report) (*regression.Confirm, error) {
+func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, suspects int) (*regression.Confirm, error) {
 	conf := &regression.Confirm{Rounds: opts.Confirm, Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
 	points := map[string]*suspectPoint{}
 	var order []string
@@ -141,7 +141,7 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 		}
 	}
 	fmt.Fprintf(env.status(), "regression: --confirm %d: re-running %d point(s) of %d suspect finding(s), %d run(s)\n",
-		opts.Confirm, conf.Points, len(failingSuspects(rep)), conf.Runs)
+		opts.Confirm, conf.Points, suspects, conf.Runs)
 	for _, id := range slices.Sorted(maps.Keys(byBuild)) {
 		ro := opts.Rerun
 		ro.Benchmark, ro.ResultsDir, ro.Build = benchmark, opts.ResultsDir, builds[id]

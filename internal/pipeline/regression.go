@@ -187,7 +187,7 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 		fmt.Fprintln(env.status(), "regression: --confirm: no finding fails the analysis, nothing re-run")
 		return rep, nil
 	}
-	conf, err := confirmRuns(ctx, env, opts, rep)
+	conf, err := confirmRuns(ctx, env, opts, rep, len(suspects))
 	if err != nil {
 		return nil, err
 	}
