@@ -56,6 +56,11 @@ const (
 	// never a silent ok. Result.Detectable says how large a change would
 	// have to be.
 	StatusNoisy Status = "noisy"
+	// StatusSuspect: the current build sits at a new level that nothing
+	// confirms yet (one build, its runs sharing the host's state). It is
+	// reported and does not fail; re-runs (--confirm) or the next build
+	// confirm it as a change or clear it.
+	StatusSuspect Status = "suspect"
 )
 
 // WarningKind classifies a statistical caveat so reports can group them.

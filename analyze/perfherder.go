@@ -1,0 +1,195 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+)
+
+// Perfherder is Mozilla Perfherder's change detector, written from the
+// documented algorithm of treeherder's perfalert module (detect_changes,
+// analyze, calc_t, linear_weights) and the alert threshold of its alert
+// generation:
+//
+//  1. For every point i, a back window of the points before it (at least
+//     MinBack values and at most MaxBack, reaching further back while no
+//     change has been seen lately) and a fore window of i and the points
+//     after it (Fore values).
+//  2. t is Welch's statistic between the two windows' means, each mean
+//     weighted linearly by closeness to i ((n-k)/n for the k-th point
+//     away), each variance the plain sample variance around that weighted
+//     mean.
+//  3. A change is flagged at i when |t| > T, both windows are full, and t
+//     at i is no lower than at either neighbour; it is kept when the change
+//     of the windows' means is at least MinChange percent.
+//
+// Each build is one value here (Perfherder counts values, so retriggers of
+// one push fill a window faster). The defaults are treeherder's: back 12
+// to 24, fore 12, t > 7, change >= 2%. It is offered beside Seshat's own
+// methods so that detection quality can be compared with the detector
+// Mozilla's sheriffs triage (bench/realdata).
+type Perfherder struct {
+	MinBack, MaxBack, Fore int     // 0 means 12, 24, 12
+	T                      float64 // 0 means 7
+	MinChange              float64 // percent; 0 means 2
+}
+
+// Name implements Method.
+func (Perfherder) Name() string { return "perfherder" }
+
+func (p Perfherder) withDefaults() Perfherder {
+	if p.MinBack == 0 {
+		p.MinBack = 12
+	}
+	if p.MaxBack == 0 {
+		p.MaxBack = 24
+	}
+	if p.Fore == 0 {
+		p.Fore = 12
+	}
+	if p.T == 0 {
+		p.T = 7
+	}
+	if p.MinChange == 0 {
+		p.MinChange = 2
+	}
+	return p
+}
+
+func (p Perfherder) validate() error {
+	p = p.withDefaults()
+	switch {
+	case p.MinBack < 1 || p.MaxBack < p.MinBack || p.Fore < 1:
+		return fmt.Errorf("%w: windows back %d-%d, fore %d", ErrInvalidParam, p.MinBack, p.MaxBack, p.Fore)
+	case !(p.T > 0) || math.IsInf(p.T, 0):
+		return fmt.Errorf("%w: t threshold %g, must be a number > 0", ErrInvalidParam, p.T)
+	case !(p.MinChange >= 0) || math.IsInf(p.MinChange, 0):
+		return fmt.Errorf("%w: minimum change %g%%, must be a number >= 0", ErrInvalidParam, p.MinChange)
+	}
+	return nil
+}
+
+// weightedStats are perfalert's analyze(): the mean weighted by w(k, n)
+// for the k-th point of the window, the sample variance around it, the
+// number of values.
+func weightedStats(xs []float64, linear bool) (mean, variance float64, n int) {
+	n = len(xs)
+	var sum, wsum float64
+	for k, x := range xs {
+		w := 1.0
+		if linear {
+			w = float64(n-k) / float64(n)
+		}
+		sum += w * x
+		wsum += w
+	}
+	if wsum > 0 {
+		mean = sum / wsum
+	}
+	if n > 1 {
+		for _, x := range xs {
+			variance += (x - mean) * (x - mean)
+		}
+		variance /= float64(n - 1)
+	}
+	return mean, variance, n
+}
+
+// perfherderT is calc_t with linear weights: back holds the points nearest
+// first, fore too.
+func perfherderT(back, fore []float64) float64 {
+	if len(back) == 0 || len(fore) == 0 {
+		return 0
+	}
+	m1, v1, n1 := weightedStats(back, true)
+	m2, v2, n2 := weightedStats(fore, true)
+	d := m2 - m1
+	switch {
+	case d == 0:
+		return 0
+	case v1 == 0 && v2 == 0:
+		return math.Inf(1)
+	}
+	return d / math.Sqrt(v1/float64(n1)+v2/float64(n2))
+}
+
+// ChangePoints implements Detector.
+func (p Perfherder) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
+	warns, ok := seriesWarnings(series, 2, "perfherder")
+	if !ok {
+		return nil, warns
+	}
+	p = p.withDefaults()
+	n := len(series)
+	t := make([]float64, n)
+	back := make([]int, n)
+	fore := make([]int, n)
+	means := make([][2]float64, n)
+	lastSeen := 0
+	for i := 1; i < n; i++ {
+		reach := min(max(lastSeen, p.MinBack), p.MaxBack)
+		var bw []float64
+		for j := i - 1; j >= 0 && len(bw) < p.MaxBack && i-j <= reach; j-- {
+			bw = append(bw, series[j])
+		}
+		var fw []float64
+		for j := i; j < n && len(fw) < p.Fore; j++ {
+			fw = append(fw, series[j])
+		}
+		back[i], fore[i] = len(bw), len(fw)
+		m1, _, _ := weightedStats(bw, false)
+		m2, _, _ := weightedStats(fw, false)
+		means[i] = [2]float64{m1, m2}
+		t[i] = math.Abs(perfherderT(bw, fw))
+		if t[i] > p.T {
+			lastSeen = 0
+		} else {
+			lastSeen++
+		}
+	}
+	var idx []int
+	for i := 1; i < n; i++ {
+		if back[i] < p.MinBack || fore[i] < p.Fore || !(t[i] > p.T) {
+			continue
+		}
+		if t[i-1] > t[i] || (i+1 < n && t[i+1] > t[i]) {
+			continue
+		}
+		if m := means[i]; m[0] == 0 || math.Abs(m[1]/m[0]-1)*100 < p.MinChange {
+			continue
+		}
+		idx = append(idx, i)
+	}
+	cps := make([]ChangePoint, len(idx))
+	for k, at := range idx {
+		cps[k] = changePointAt(series, at, prevIndex(idx, k), nextIndex(idx, k, n))
+	}
+	return cps, warns
+}
+
+// Evaluate implements Method: the current build's runs as the fore window
+// against the back window of the history builds before it. A CI job has
+// no later builds, so the fore window is never as full as Perfherder waits
+// for; the result says what Perfherder's statistic makes of the current
+// build alone.
+func (p Perfherder) Evaluate(in Input) Result {
+	pr, r, done := prepare(p.Name(), in)
+	if done {
+		return r
+	}
+	p = p.withDefaults()
+	var bw []float64
+	for j := len(pr.history) - 1; j >= 0 && len(bw) < p.MinBack; j-- {
+		bw = append(bw, pr.history[j])
+	}
+	fw := in.Current.samples()
+	t := perfherderT(bw, fw)
+	m1, _, _ := weightedStats(bw, false)
+	m2, _, _ := weightedStats(fw, false)
+	r.Reference, r.Score = m1, t
+	r.DeltaPercent = deltaPercent(m1, m2)
+	changed := math.Abs(t) > p.T && math.Abs(r.DeltaPercent) >= p.MinChange
+	r.Status = judge(in.Direction, changed, m2-m1)
+	r.Details = fmt.Sprintf("t=%.3g between the last %d build(s) and the current %d run(s), limit %g, change %+.2f%% (at least %g%%)",
+		t, len(bw), len(fw), p.T, r.DeltaPercent, p.MinChange)
+	return r
+}
