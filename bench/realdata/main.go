@@ -20,17 +20,21 @@
 //
 //   - recall: confirmed changes (TP and FN labels) with an alert within 5
 //     builds;
+//
 //   - far/1k: alerts farther than 5 builds from every labelled point (any
 //     label), per 1,000 judged builds;
+//
 //   - FP rep: dismissed alerts (FP labels) the method raised again within
 //     5 builds;
+//
 //   - per change: alerts within 5 builds of a found confirmed change, per
 //     found change (1 is one alert per change);
+//
 //   - F1: TCPDBench's F1 with margin 5 against the confirmed changes,
 //     averaged over the series; "no change" is the score of predicting
 //     none.
 //
-//	go run ./bench/realdata [-v] [FILE.json ...]
+//     go run ./bench/realdata [-v] [FILE.json ...]
 package main
 
 import (

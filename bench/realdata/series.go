@@ -17,15 +17,15 @@ type seriesFile struct {
 }
 
 type series struct {
-	Signature   string   `json:"signature"`
-	Repository  string   `json:"repository"`
-	Suite       string   `json:"suite"`
-	Test        string   `json:"test"`
-	Platform    string   `json:"platform"`
-	Unit        string   `json:"unit"`
-	LowerBetter bool     `json:"lower_is_better"`
-	Revisions   []string `json:"revisions"`
-	Times       []string `json:"times"`
+	Signature   string    `json:"signature"`
+	Repository  string    `json:"repository"`
+	Suite       string    `json:"suite"`
+	Test        string    `json:"test"`
+	Platform    string    `json:"platform"`
+	Unit        string    `json:"unit"`
+	LowerBetter bool      `json:"lower_is_better"`
+	Revisions   []string  `json:"revisions"`
+	Times       []string  `json:"times"`
 	Values      []float64 `json:"values"`
 	// Samples are the runs behind each value, when recorded (real runs of
 	// this machine); nil for Perfherder's per-revision means.
