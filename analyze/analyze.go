@@ -155,6 +155,11 @@ type Input struct {
 	History   []Point
 	Current   Point
 	Direction Direction
+	// Rerun tells that some of the current point's runs were made later
+	// than the first ones, by re-running it (--confirm): they sampled
+	// another state of the host, and can confirm a change its first runs
+	// only suggest.
+	Rerun bool
 }
 
 // Result is a method's verdict on the current point. Numbers a method does
@@ -273,13 +278,14 @@ type Params struct {
 	Alpha float64 // default 0.05
 }
 
-// DefaultMethod is the method `seshat regression` uses when none is named.
-const DefaultMethod = "segment"
+// DefaultMethod is the method `seshat regression` uses when none is named:
+// the one that does best on real labelled series (bench/realdata).
+const DefaultMethod = "shift"
 
 // DefaultDetector is the method that finds change points in a plain series
-// (`seshat changepoints`, the KPI history figures) when none is named:
-// Hunter's e-divisive as Apache Otava runs it.
-const DefaultDetector = "edivisive"
+// (`seshat changepoints`, the KPI history figures) when none is named: the
+// one with the best F1 on real labelled series (bench/realdata), Window.
+const DefaultDetector = "window"
 
 // ErrUnknownMethod is wrapped by New for a name no method has.
 var ErrUnknownMethod = errors.New("unknown method")
@@ -289,7 +295,7 @@ var ErrInvalidParam = errors.New("invalid parameter")
 
 // Names lists the methods New knows, sorted.
 func Names() []string {
-	return []string{"edivisive", "mannwhitney", "segment", "threshold", "zscore"}
+	return []string{"edivisive", "mannwhitney", "perfherder", "segment", "shift", "threshold", "window", "zscore"}
 }
 
 // New returns the method called name with params p, checking p.
@@ -299,6 +305,12 @@ func New(name string, p Params) (Method, error) {
 		validate() error
 	}
 	switch name {
+	case "shift":
+		m = Shift{Alpha: p.Alpha}
+	case "perfherder":
+		m = Perfherder{}
+	case "window":
+		m = Window()
 	case "segment":
 		m = Segment{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, Alpha: p.Alpha}
 	case "edivisive":

@@ -81,7 +81,7 @@ func (g Gate) Apply(results []*Result) {
 	ps := make([]float64, 0, len(results))
 	for _, r := range results {
 		switch r.Status {
-		case StatusOK, StatusRegression, StatusImprovement:
+		case StatusOK, StatusRegression, StatusImprovement, StatusSuspect:
 			judged = append(judged, r)
 			ps = append(ps, r.PValue)
 		}
@@ -93,7 +93,7 @@ func (g Gate) Apply(results []*Result) {
 		if !math.IsNaN(r.Noise) {
 			r.Floor = math.Max(r.Floor, g.NoiseFactor*r.Noise*100)
 		}
-		found := r.Status == StatusRegression || r.Status == StatusImprovement
+		found := r.Status == StatusRegression || r.Status == StatusImprovement || r.Status == StatusSuspect
 		var why string
 		switch {
 		case !found:
@@ -109,7 +109,7 @@ func (g Gate) Apply(results []*Result) {
 		if found {
 			continue
 		}
-		r.Status = StatusOK
+		r.Status, r.Reason = StatusOK, ""
 		if seen := math.Max(r.Floor, r.Detectable); seen > g.MaxNoise {
 			r.Status = StatusNoisy
 			if r.HistoryBuilds < minNoisePoints {

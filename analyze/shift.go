@@ -1,0 +1,464 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Shift judges the current build the way a sheriff reads a real
+// performance series: a change is a shift of the distribution that
+// persists over several builds, judged on the recent builds together
+// against a reference whose spread includes every level the series
+// visits; once a change is confirmed, the new level is the reference, so
+// one change raises one alert. It is the default method of `seshat
+// regression`.
+//
+// The series is replayed build by build, oldest first, as successive CI
+// jobs met it, so the verdict on a build never depends on later builds and
+// a change an earlier job confirmed is not found again:
+//
+//  1. Reference. The builds since the last confirmed change, at most
+//     Window of them, before the candidate start of a change. Its bounds
+//     are its (e+1)-th smallest and largest values with e = n/10 for n
+//     builds: a level seen in more than a tenth of the reference is a known
+//     mode, and a switch to it is not a change. Its scale is the standard
+//     deviation of the builds within those bounds around their median:
+//     every mode counts (a MAD ignores a minority mode and is too small),
+//     single-build spikes do not. When the reference drifts (Mann-Kendall
+//     p < 0.01 over at least 6 builds), it and the fore builds are judged
+//     as residuals of its Theil-Sen line, as the segment method did.
+//  2. Change. A change may start at any of the last MaxFore builds; the
+//     builds from there to the current one are the fore group (m builds,
+//     at least MinFore). It is confirmed when every fore build lies beyond
+//     the reference's median on the same side, none within its bounds, the
+//     median shift is at least Effect standard errors (scale ×
+//     sqrt(1/n + 1/m)), and a two-sided Mann-Whitney U test of the fore
+//     builds against the reference has p <= Alpha. This is the windowed
+//     two-sample test of Perfherder (treeherder's perfalert: back and fore
+//     windows, a t threshold, one alert at the change) with medians, a
+//     mode-aware scale and a rank test (Mann & Whitney 1947), so that
+//     bursts and heavy tails weigh as ranks; the fore window is a few
+//     builds instead of twelve, so a CI job alerts within MinFore builds of
+//     the change rather than a dozen.
+//  3. Suspect. A current build beyond the bounds by the same effect, with
+//     no later build yet to confirm it, is a suspect: reported, never
+//     failing. Its own runs confirm it when at least 3 of them lie beyond
+//     the bounds and the history shows that builds vary no more than their
+//     runs predict (the reference's scale at most 1.5 times the spread of
+//     the median of as many runs): the host's state between builds then
+//     adds nothing that the runs do not show. Runs made later by --confirm
+//     (Input.Rerun) confirm it when they too lie beyond the bounds.
+//
+// Values are compared on a log scale when they are all positive. The gate
+// of the analysis (Gate) then asks for a false discovery rate across all
+// tests and a change beyond the minimum effect and the noise floor.
+// bench/realdata measures it on Mozilla's triaged Perfherder series.
+type Shift struct {
+	// Window is the most reference builds; 0 means 30.
+	Window int
+	// MinBack is the fewest reference builds a change over several builds
+	// is judged against; 0 means 5. A single build is judged against 3.
+	MinBack int
+	// MinFore and MaxFore bound the builds that confirm a change; 0 means
+	// 4 and 5.
+	MinFore, MaxFore int
+	// Effect is the smallest median shift in standard errors; 0 means 5.
+	Effect float64
+	// Alpha is the significance of the rank test; 0 means 0.01.
+	Alpha float64
+}
+
+// minSingleBack is the fewest reference builds one build is judged
+// against.
+const minSingleBack = 3
+
+// Name implements Method.
+func (Shift) Name() string { return "shift" }
+
+func (s Shift) withDefaults() Shift {
+	if s.Window == 0 {
+		s.Window = 30
+	}
+	if s.MinBack == 0 {
+		s.MinBack = 5
+	}
+	if s.MinFore == 0 {
+		s.MinFore = 4
+	}
+	if s.MaxFore == 0 {
+		s.MaxFore = max(5, s.MinFore)
+	}
+	if s.Effect == 0 {
+		s.Effect = 5
+	}
+	if s.Alpha == 0 {
+		s.Alpha = 0.01
+	}
+	return s
+}
+
+func (s Shift) validate() error {
+	s = s.withDefaults()
+	switch {
+	case s.Window < minSingleBack || s.MinBack < minSingleBack || s.MinBack > s.Window:
+		return fmt.Errorf("%w: reference of %d to %d builds, must be at least %d", ErrInvalidParam, s.MinBack, s.Window, minSingleBack)
+	case s.MinFore < 2 || s.MaxFore < s.MinFore:
+		return fmt.Errorf("%w: confirming builds %d to %d, must be at least 2", ErrInvalidParam, s.MinFore, s.MaxFore)
+	case !(s.Effect > 0) || math.IsInf(s.Effect, 0):
+		return fmt.Errorf("%w: effect %g, must be a number > 0", ErrInvalidParam, s.Effect)
+	case !(s.Alpha > 0 && s.Alpha < 1):
+		return fmt.Errorf("%w: alpha %g, must be in (0, 1)", ErrInvalidParam, s.Alpha)
+	}
+	return nil
+}
+
+// shiftRef is the reference of a candidate start: builds lo..j-1 since the
+// last change, as residuals of their trend line when they drift.
+type shiftRef struct {
+	lo            int
+	vals          []float64 // residuals in build order
+	median, scale float64
+	lower, upper  float64
+	// The trend line, when the reference drifts: values are judged as
+	// residuals of intercept + slope × index.
+	slope, intercept float64
+}
+
+func newShiftRef(y []float64, lo, j int) shiftRef {
+	r := shiftRef{lo: lo, vals: slices.Clone(y[lo:j])}
+	if n := len(r.vals); n >= minTrendBuilds && MannKendall(r.vals) < trendAlpha {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(lo + i)
+		}
+		r.slope, r.intercept = TheilSen(xs, r.vals)
+		for i := range r.vals {
+			r.vals[i] -= r.intercept + r.slope*xs[i]
+		}
+	}
+	sorted := slices.Clone(r.vals)
+	slices.Sort(sorted)
+	n := len(sorted)
+	r.median = Median(sorted)
+	e := n / 10
+	r.lower, r.upper = sorted[e], sorted[n-1-e]
+	kept := sorted[e : n-e]
+	var ss float64
+	for _, v := range kept {
+		ss += (v - r.median) * (v - r.median)
+	}
+	if len(kept) > 1 {
+		r.scale = math.Sqrt(ss / float64(len(kept)-1))
+	}
+	return r
+}
+
+// residual is v, the value of build i, against the reference's line.
+func (r shiftRef) residual(i int, v float64) float64 {
+	return v - (r.intercept + r.slope*float64(i))
+}
+
+// shiftTest is the outcome of testing fore builds against a reference.
+type shiftTest struct {
+	ok       bool
+	delta    float64 // median shift, working scale (residuals)
+	p        float64 // Mann-Whitney
+	se       float64 // standard error of the shift
+	beyond   bool    // every fore value beyond the bounds
+	effectOK bool
+}
+
+// test judges the fore values, builds at..at+len-1, against the reference.
+func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
+	res := make([]float64, len(fore))
+	for i, v := range fore {
+		res[i] = r.residual(at+i, v)
+	}
+	t := shiftTest{p: 1, delta: Median(res) - r.median}
+	n, m := float64(len(r.vals)), float64(len(res))
+	t.se = r.scale * math.Sqrt(1/n+1/m)
+	if t.delta == 0 {
+		return t
+	}
+	t.effectOK = math.Abs(t.delta) >= s.Effect*t.se
+	t.beyond = true
+	for _, v := range res {
+		if (t.delta > 0 && !(v > r.upper)) || (t.delta < 0 && !(v < r.lower)) {
+			t.beyond = false
+		}
+	}
+	if !t.effectOK || !t.beyond {
+		return t
+	}
+	t.p = MannWhitneyU(res, r.vals).PValue
+	t.ok = t.p <= s.Alpha
+	return t
+}
+
+// shiftChange is a change the replay confirmed.
+type shiftChange struct {
+	at, confirmed int // the first build at the new level; the build that confirmed it
+	test          shiftTest
+	back          int // reference builds
+}
+
+// replay walks y (working scale) build by build and returns the changes
+// confirmed, in order, and the first build of the current level.
+func (s Shift) replay(y []float64) (changes []shiftChange, start int) {
+	refs := map[int]shiftRef{}
+	for t := range y {
+		if c, ok := s.change(y, start, t, refs); ok {
+			changes = append(changes, c)
+			start = c.at
+			clear(refs)
+		}
+	}
+	return changes, start
+}
+
+// reference is the reference of a change starting at build j of a level
+// that starts at build start, cached in refs; false when too short.
+func (s Shift) reference(y []float64, start, j, minBack int, refs map[int]shiftRef) (shiftRef, bool) {
+	lo := max(start, j-s.Window)
+	if j-lo < minBack {
+		return shiftRef{}, false
+	}
+	if r, ok := refs[j]; ok && r.lo == lo {
+		return r, true
+	}
+	r := newShiftRef(y, lo, j)
+	if refs != nil {
+		refs[j] = r
+	}
+	return r, true
+}
+
+// change looks for a change confirmed at build t: the earliest start
+// among the last MaxFore builds since start that passes, so that a step is
+// dated where it began.
+func (s Shift) change(y []float64, start, t int, refs map[int]shiftRef) (shiftChange, bool) {
+	for j := max(start+1, t-s.MaxFore+1); j <= t-s.MinFore+1; j++ {
+		r, ok := s.reference(y, start, j, s.MinBack, refs)
+		if !ok {
+			continue
+		}
+		if st := s.test(r, j, y[j:t+1]); st.ok {
+			return shiftChange{at: j, confirmed: t, test: st, back: len(r.vals)}, true
+		}
+	}
+	return shiftChange{}, false
+}
+
+// ChangePoints implements Detector: the changes a CI job running Shift
+// build by build would have confirmed, each at the first build of its new
+// level, with the statistics of the levels on either side.
+func (s Shift) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
+	warns, ok := seriesWarnings(series, 3, "shift")
+	if !ok {
+		return nil, warns
+	}
+	s = s.withDefaults()
+	changes, _ := s.replay(workingScale(series))
+	idx := make([]int, len(changes))
+	for i, c := range changes {
+		idx[i] = c.at
+	}
+	return changePointsAt(series, idx), warns
+}
+
+// changePointsAt is the change points at idx (sorted) with the
+// statistics of the segments between them.
+func changePointsAt(series []float64, idx []int) []ChangePoint {
+	cps := make([]ChangePoint, len(idx))
+	for i, at := range idx {
+		cps[i] = changePointAt(series, at, prevIndex(idx, i), nextIndex(idx, i, len(series)))
+	}
+	return cps
+}
+
+// workingScale is log(x) when every value is positive, else x.
+func workingScale(x []float64) []float64 {
+	if !allPositive(x) {
+		return x
+	}
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = math.Log(v)
+	}
+	return y
+}
+
+// Evaluate implements Method.
+func (s Shift) Evaluate(in Input) Result {
+	p, r, done := prepare(s.Name(), in)
+	if done {
+		return r
+	}
+	s = s.withDefaults()
+	points := append(slices.Clone(p.points), in.Current)
+	logScale := true
+	for _, pt := range points {
+		if !(pt.Value > 0) || !allPositive(pt.samples()) {
+			logScale = false
+		}
+	}
+	f := func(v float64) float64 { return v }
+	if logScale {
+		f = math.Log
+	}
+	y := make([]float64, len(points))
+	for i, pt := range points {
+		y[i] = f(pt.Value)
+	}
+	t := len(y) - 1
+	changes, start := s.replay(y[:t])
+	since := ""
+	if len(changes) > 0 {
+		c := changes[len(changes)-1]
+		since = fmt.Sprintf("; the current level since build %d (a change of %+.1f%% confirmed at build %d)",
+			c.at+1, s.percent(c.test.delta, logScale, y[max(0, c.at-1)]), c.confirmed+1)
+	}
+	r.HistoryBuilds = t - start
+
+	// A change over the last builds, the current one included.
+	if c, ok := s.change(y, start, t, nil); ok {
+		ref, _ := s.reference(y, start, c.at, s.MinBack, nil)
+		s.fill(&r, ref, c.test, logScale, t)
+		r.PValue, r.Score = c.test.p, float64(t-c.at+1)
+		r.Status = judge(in.Direction, true, c.test.delta)
+		r.Details = fmt.Sprintf("a shift of %+.2f%% since build %d, confirmed by %d build(s) against the %d before it (Mann-Whitney p=%.3g, %.1f standard errors)%s",
+			r.DeltaPercent, c.at+1, t-c.at+1, c.back, c.test.p, math.Abs(c.test.delta)/c.test.se, since)
+		return r
+	}
+	ref, ok := s.reference(y, start, t, minSingleBack, nil)
+	if !ok {
+		level := y[start:t]
+		r.Reference = inverse(Median(level), logScale)
+		r.DeltaPercent = s.percent(y[t]-Median(level), logScale, Median(level))
+		r.PValue = math.NaN()
+		if len(changes) > 0 {
+			r.Status = StatusOK
+			r.Details = fmt.Sprintf("%d build(s) at the current level, too few to judge a new change (%d needed)%s", t-start, minSingleBack, since)
+			return r
+		}
+		r.Status = StatusNoisy
+		r.Reason = fmt.Sprintf("too little history to judge: %s; a build is judged against at least %d (each later build decides more)", storedBuilds(t), minSingleBack)
+		return r
+	}
+	st := s.test(ref, t, y[t:])
+	s.fill(&r, ref, st, logScale, t)
+	r.PValue = 1
+	if !st.effectOK || !st.beyond {
+		r.Status = StatusOK
+		r.Details = fmt.Sprintf("%+.2f%% against the %d build(s) before it (level %s, spread %.2f%%)%s",
+			r.DeltaPercent, len(ref.vals), fmtNum(r.Reference), 100*relScale(ref, logScale), since)
+		return r
+	}
+	// One build at a new level.
+	samples := mapf(in.Current.samples(), f)
+	r.PValue = MannWhitneyU(samples, ref.vals).PValue
+	r.Status = judge(in.Direction, true, st.delta)
+	r.Details = fmt.Sprintf("the current build is %+.2f%% away, beyond the %d build(s) before it%s", r.DeltaPercent, len(ref.vals), since)
+	switch {
+	case in.Rerun && allBeyond(ref, t, samples, st.delta, 0.25):
+		r.Details += fmt.Sprintf("; confirmed by re-running: %d of its %d runs are beyond them", countBeyond(ref, t, samples, st.delta), len(samples))
+	case runsConfirm(p.points[ref.lo:t], ref, t, samples, f, st.delta):
+		r.Details += "; its runs confirm it (the history's builds vary no more than their runs)"
+	default:
+		r.Status, r.PValue = StatusSuspect, math.NaN()
+		r.Reason = "one build at a new level and nothing confirms it yet: --confirm re-runs it, the next builds confirm or clear it"
+		r.Details += "; a suspect until re-runs or the next builds confirm it"
+	}
+	return r
+}
+
+// fill sets the reference, change and noise of r from a test.
+func (s Shift) fill(r *Result, ref shiftRef, st shiftTest, logScale bool, t int) {
+	level := ref.intercept + ref.slope*float64(t) + ref.median
+	r.Reference = inverse(level, logScale)
+	r.DeltaPercent = s.percent(st.delta, logScale, level)
+	r.Noise = st.se
+	if !logScale {
+		r.Noise = math.NaN()
+		if level != 0 {
+			r.Noise = st.se / math.Abs(level)
+		}
+	}
+	r.Detectable = s.Effect * r.Noise * 100
+}
+
+// relScale is the reference's scale relative to its level.
+func relScale(ref shiftRef, logScale bool) float64 {
+	if logScale {
+		return ref.scale
+	}
+	if ref.median == 0 {
+		return math.NaN()
+	}
+	return ref.scale / math.Abs(ref.median)
+}
+
+func inverse(v float64, logScale bool) float64 {
+	if logScale {
+		return math.Exp(v)
+	}
+	return v
+}
+
+// percent is a shift d on the working scale in percent of level.
+func (s Shift) percent(d float64, logScale bool, level float64) float64 {
+	if logScale {
+		return (math.Exp(d) - 1) * 100
+	}
+	return deltaPercent(level, level+d)
+}
+
+func mapf(xs []float64, f func(float64) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+func countBeyond(ref shiftRef, t int, vals []float64, delta float64) int {
+	k := 0
+	for _, v := range vals {
+		x := ref.residual(t, v)
+		if (delta > 0 && x > ref.upper) || (delta < 0 && x < ref.lower) {
+			k++
+		}
+	}
+	return k
+}
+
+// allBeyond tells whether all but a share slack of vals lie beyond the
+// reference's bounds on delta's side.
+func allBeyond(ref shiftRef, t int, vals []float64, delta, slack float64) bool {
+	return len(vals) > 0 && float64(len(vals)-countBeyond(ref, t, vals, delta)) <= slack*float64(len(vals))
+}
+
+// runsConfirm tells whether the current build's runs are evidence enough
+// on their own: at least 3 runs, every one beyond the reference's bounds,
+// and a history whose build-to-build spread is what the spread of its runs
+// predicts (the scale of the reference at most 1.5 times the spread of the
+// median of as many runs), so that the host's state between builds adds
+// nothing the runs do not show.
+func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64, delta float64) bool {
+	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) {
+		return false
+	}
+	var devs, counts []float64
+	for _, p := range history {
+		if len(p.Samples) < 2 {
+			continue
+		}
+		counts = append(counts, float64(len(p.Samples)))
+		devs = appendDeviations(devs, p.Samples, f)
+	}
+	if len(counts) < minSingleBack {
+		return false
+	}
+	return ref.scale <= 1.5*medianSpread(MAD(devs), Median(counts))
+}
