@@ -26,7 +26,7 @@ import (
 //     deviation of the builds within those bounds around their median:
 //     every mode counts (a MAD ignores a minority mode and is too small),
 //     single-build spikes do not. When the reference drifts (Mann-Kendall
-//     p < 0.01 over at least 6 builds), it and the fore builds are judged
+//     p < 0.001 over at least 6 builds), it and the fore builds are judged
 //     as residuals of its Theil-Sen line, as the segment method did.
 //  2. Change. A change may start at any of the last MaxFore builds; the
 //     builds from there to the current one are the fore group (m builds,
@@ -68,6 +68,11 @@ type Shift struct {
 	// Alpha is the significance of the rank test; 0 means 0.01.
 	Alpha float64
 }
+
+// shiftTrendAlpha is the Mann-Kendall p-value under which a reference
+// drifts: stricter than the segment method's, since a dip at the end of a
+// reference, projected, fakes a change.
+const shiftTrendAlpha = 0.001
 
 // minSingleBack is the fewest reference builds one build is judged
 // against.
@@ -117,6 +122,7 @@ func (s Shift) validate() error {
 // last change, as residuals of their trend line when they drift.
 type shiftRef struct {
 	lo            int
+	raw           []float64 // the builds' values
 	vals          []float64 // residuals in build order
 	median, scale float64
 	lower, upper  float64
@@ -126,8 +132,8 @@ type shiftRef struct {
 }
 
 func newShiftRef(y []float64, lo, j int) shiftRef {
-	r := shiftRef{lo: lo, vals: slices.Clone(y[lo:j])}
-	if n := len(r.vals); n >= minTrendBuilds && MannKendall(r.vals) < trendAlpha {
+	r := shiftRef{lo: lo, raw: y[lo:j], vals: slices.Clone(y[lo:j])}
+	if n := len(r.vals); n >= minTrendBuilds && MannKendall(r.vals) < shiftTrendAlpha {
 		xs := make([]float64, n)
 		for i := range xs {
 			xs[i] = float64(lo + i)
@@ -192,8 +198,36 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 		return t
 	}
 	t.p = MannWhitneyU(res, r.vals).PValue
-	t.ok = t.p <= s.Alpha
+	t.ok = t.p <= s.Alpha && !(r.slope == 0 && s.drift(r, at, fore))
 	return t
+}
+
+// drift tells whether the reference and the fore values together are one
+// drifting level rather than a step: a Mann-Kendall trend (p < 0.01) over
+// all of them, and the fore values no step away from the Theil-Sen line
+// through all of them (their median residual under Effect standard errors
+// of the reference's residuals). A machine pool that gets faster build
+// after build moves a few builds "beyond" the older ones without a change
+// of the code.
+func (s Shift) drift(r shiftRef, at int, fore []float64) bool {
+	all := append(slices.Clone(r.raw), fore...)
+	if len(all) < minTrendBuilds || MannKendall(all) >= trendAlpha {
+		return false
+	}
+	xs := make([]float64, len(all))
+	for i := range xs {
+		xs[i] = float64(r.lo + i)
+	}
+	slope, intercept := TheilSen(xs, all)
+	res := make([]float64, len(all))
+	for i := range all {
+		res[i] = all[i] - (intercept + slope*xs[i])
+	}
+	n := len(r.raw)
+	back := newShiftRef(res, 0, n)
+	d := Median(res[n:]) - back.median
+	se := back.scale * math.Sqrt(1/float64(n)+1/float64(len(fore)))
+	return math.Abs(d) < s.Effect*se
 }
 
 // shiftChange is a change the replay confirmed.
@@ -441,12 +475,13 @@ func allBeyond(ref shiftRef, t int, vals []float64, delta, slack float64) bool {
 
 // runsConfirm tells whether the current build's runs are evidence enough
 // on their own: at least 3 runs, every one beyond the reference's bounds,
+// none split from the others (split),
 // and a history whose build-to-build spread is what the spread of its runs
 // predicts (the scale of the reference at most 1.5 times the spread of the
 // median of as many runs), so that the host's state between builds adds
 // nothing the runs do not show.
 func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64, delta float64) bool {
-	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) {
+	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) || split(ref, t, samples) {
 		return false
 	}
 	var devs, counts []float64
@@ -461,4 +496,23 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 		return false
 	}
 	return ref.scale <= 1.5*medianSpread(MAD(devs), Median(counts))
+}
+
+// split tells whether the runs of one build disagree: at least 2 of them,
+// and a quarter, sit closer to the reference's level than to the build's
+// median. Runs of one build that far apart say a slow (or fast) phase of
+// the host, not a change of the code, which moves every run.
+func split(ref shiftRef, t int, samples []float64) bool {
+	res := make([]float64, len(samples))
+	for i, v := range samples {
+		res[i] = ref.residual(t, v)
+	}
+	m := Median(res)
+	k := 0
+	for _, v := range res {
+		if math.Abs(v-ref.median) < math.Abs(v-m) {
+			k++
+		}
+	}
+	return k >= 2 && 4*k >= len(samples)
 }

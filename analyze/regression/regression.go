@@ -58,6 +58,9 @@ type Options struct {
 	// FailOnRegression and FailOnImprovement decide which unacknowledged
 	// statuses fail.
 	FailOnRegression, FailOnImprovement bool
+	// Rerun tells that the current runs include re-runs made later by
+	// --confirm: they can confirm a suspect.
+	Rerun bool
 	// BatchValues bounds the values of the one varying label of a history
 	// query (DefaultBatchValues when 0); 1 asks once per series.
 	BatchValues int
@@ -156,6 +159,9 @@ type Summary struct {
 	OK           int `json:"ok"`
 	Regressions  int `json:"regressions"`
 	Improvements int `json:"improvements"`
+	// Suspects are single builds at a new level that nothing confirms
+	// yet: reported, never failing.
+	Suspects int `json:"suspects"`
 	// Noisy results found no change but could not have seen one of the
 	// size that matters.
 	Noisy        int `json:"noisy"`
@@ -662,7 +668,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 		res.Current.Build = e.Builds[0]
 	}
 	res.Current.Commit = e.Commit
-	res.Result = a.opts.Method.Evaluate(analyze.Input{History: res.History, Current: res.Current, Direction: res.Direction})
+	res.Result = a.opts.Method.Evaluate(analyze.Input{History: res.History, Current: res.Current, Direction: res.Direction, Rerun: a.opts.Rerun})
 	res.Status = res.Result.Status
 	res.Warnings = slices.Clone(res.Result.Warnings)
 	if n := len(e.runs); len(values) < n {
@@ -879,6 +885,8 @@ func (a *analysis) count(r *KPIResult) {
 		s.Regressions++
 	case analyze.StatusImprovement:
 		s.Improvements++
+	case analyze.StatusSuspect:
+		s.Suspects++
 	case analyze.StatusNoisy:
 		s.Noisy++
 	case analyze.StatusNoHistory:

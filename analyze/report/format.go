@@ -71,7 +71,7 @@ func kpiName(r *regression.KPIResult) string {
 // the warnings.
 func note(r *regression.KPIResult) string {
 	var parts []string
-	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
+	if r.Result.Reason != "" && showsReason(r.Status) {
 		parts = append(parts, r.Result.Reason)
 	}
 	if r.Ack != nil {
@@ -171,8 +171,11 @@ func OutcomeOf(rep *regression.Report) Outcome {
 		found = append(found, plural(ackImp, "acknowledged improvement"))
 	}
 	noisy := ""
+	if s.Suspects > 0 {
+		noisy = fmt.Sprintf("; %s to confirm (one build at a new level)", plural(s.Suspects, "suspect"))
+	}
 	if s.Noisy > 0 {
-		noisy = fmt.Sprintf("; %s too noisy to judge", plural(s.Noisy, "result"))
+		noisy += fmt.Sprintf("; %s too noisy to judge", plural(s.Noisy, "result"))
 	}
 	switch {
 	case s.Entries == 0:
@@ -208,6 +211,18 @@ func verdict(rep *regression.Report) string { return OutcomeOf(rep).Sentence() }
 
 // ciOutcome is how CI counts one result, as junit.xml does: it fails,
 // passes, or is skipped (could not be judged).
+//
+// showsReason tells whether a result of this status carries a reason to
+// show beside it: why it has no verdict, or what would confirm it.
+func showsReason(s analyze.Status) bool {
+	switch s {
+	case analyze.StatusNotAnalyzed, analyze.StatusNoHistory, analyze.StatusNoisy, analyze.StatusSuspect:
+		return true
+	}
+	return false
+}
+
+// ciOutcome: see above.
 func ciOutcome(r *regression.KPIResult) string {
 	switch {
 	case r.Failing:
@@ -274,8 +289,8 @@ func plural(n int, thing string) string {
 
 // counts is the summary as one line.
 func counts(s regression.Summary) string {
-	return fmt.Sprintf("%d results over %d entries x %d KPIs: %d ok, %d regression(s), %d improvement(s), %d acknowledged, %d noisy, %d without history, %d not analysed; %d failing",
-		s.TotalPoints, s.Entries, s.KPIs, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
+	return fmt.Sprintf("%d results over %d entries x %d KPIs: %d ok, %d regression(s), %d improvement(s), %d acknowledged, %d suspect, %d noisy, %d without history, %d not analysed; %d failing",
+		s.TotalPoints, s.Entries, s.KPIs, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Suspects, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
 }
 
 // Counts is the one-line summary `seshat regression` prints on stderr.

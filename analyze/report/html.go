@@ -54,7 +54,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // needsAttention tells whether a result gets a figure and an open detail:
 // a finding, a failing result, or one too noisy to judge.
 func needsAttention(r *regression.KPIResult) bool {
-	return r.IsFinding() || r.Status == analyze.StatusNoisy
+	return r.IsFinding() || r.Status == analyze.StatusNoisy || r.Status == analyze.StatusSuspect
 }
 
 // Figures lists the figures the HTML report references: one per result
@@ -240,7 +240,7 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 // how many warnings its details list.
 func rowNote(r *regression.KPIResult) string {
 	var parts []string
-	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
+	if r.Result.Reason != "" && showsReason(r.Status) {
 		parts = append(parts, r.Result.Reason)
 	}
 	if r.Ack != nil {
@@ -278,7 +278,7 @@ func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bo
 	}
 	fact := func(k, v string) { d.Facts = append(d.Facts, [2]string{k, v}) }
 	fact("CI", ciText(r))
-	if r.Result.Reason != "" && (r.Status == analyze.StatusNotAnalyzed || r.Status == analyze.StatusNoHistory || r.Status == analyze.StatusNoisy) {
+	if r.Result.Reason != "" && showsReason(r.Status) {
 		fact("why", r.Result.Reason)
 	}
 	fact("current build", fmt.Sprintf("%s, the median of %s", r.Display(r.Current.Value), plural(max(1, len(r.Current.Samples)), "run")))

@@ -29,6 +29,8 @@ type summaryDoc struct {
 	// acknowledged or not.
 	FindingCount int       `json:"finding_count"`
 	Findings     []finding `json:"findings"`
+	// Suspects are single builds at a new level that nothing confirms yet.
+	Suspects     []finding `json:"suspects"`
 	NoisyResults []finding `json:"noisy_results"`
 }
 
@@ -76,7 +78,7 @@ func findingOf(e *regression.Entry, r *regression.KPIResult) finding {
 		PValue: number(r.Result.PValue), QValue: number(r.Result.QValue), Score: number(r.Result.Score),
 		Noise: number(r.Result.Noise), Detectable: number(r.Result.Detectable),
 		Points: len(r.History), Details: r.Result.Details, TestUUIDs: []string{}, NotFailing: whyNotFailing(r)}
-	if r.Status == analyze.StatusNoisy {
+	if r.Status == analyze.StatusNoisy || r.Status == analyze.StatusSuspect {
 		f.Reason = r.Result.Reason
 	}
 	for _, run := range e.Runs {
@@ -94,12 +96,14 @@ func findingOf(e *regression.Entry, r *regression.KPIResult) finding {
 func WriteSummaryJSON(w io.Writer, rep *regression.Report) error {
 	o := OutcomeOf(rep)
 	doc := summaryDoc{Method: rep.Method, Failed: o.Kind == OutcomeFailed, Outcome: o.Kind, ExitStatus: o.Exit, Verdict: o.Sentence(),
-		Summary: rep.Summary, Confirm: rep.Confirm, Findings: []finding{}, NoisyResults: []finding{}}
+		Summary: rep.Summary, Confirm: rep.Confirm, Findings: []finding{}, Suspects: []finding{}, NoisyResults: []finding{}}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			switch {
 			case r.IsFinding():
 				doc.Findings = append(doc.Findings, findingOf(e, r))
+			case r.Status == analyze.StatusSuspect:
+				doc.Suspects = append(doc.Suspects, findingOf(e, r))
 			case r.Status == analyze.StatusNoisy:
 				doc.NoisyResults = append(doc.NoisyResults, findingOf(e, r))
 			}

@@ -19,6 +19,7 @@ var statusMark = map[analyze.Status]string{
 	analyze.StatusImprovement:     "🟢",
 	regression.StatusAcknowledged: "🟠",
 	analyze.StatusNoisy:           "🟡",
+	analyze.StatusSuspect:         "🟣",
 	analyze.StatusNoHistory:       "⚪",
 	analyze.StatusNotAnalyzed:     "⚪",
 }
@@ -46,18 +47,20 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 	o := OutcomeOf(rep)
 	fmt.Fprintf(&b, "## %s Seshat regression analysis\n\n", outcomeMark[o.Kind])
 	fmt.Fprintf(&b, "**%s**: %s\n\n", o.Headline(), cell(o.Text))
-	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | noisy | no history | not analysed | failing |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
-		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
+	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | suspect | noisy | no history | not analysed | failing |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
+		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Suspects, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
 	fmt.Fprintf(&b, "Method `%s` (%s); history from `%s`.\n", rep.Method, info.Params, info.History)
 
-	var findings, noisy, skipped []row
+	var findings, suspects, noisy, skipped []row
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			switch {
 			case isFinding(r):
 				findings = append(findings, row{e, r})
+			case r.Status == analyze.StatusSuspect:
+				suspects = append(suspects, row{e, r})
 			case r.Status == analyze.StatusNoisy:
 				noisy = append(noisy, row{e, r})
 			case r.Status == analyze.StatusNotAnalyzed:
@@ -84,19 +87,8 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), cell(note(r)))
 		}
 	}
-	if len(noisy) > 0 {
-		fmt.Fprintf(&b, "\n### Too noisy to judge (%d)\n\n", len(noisy))
-		b.WriteString("| # | entry | KPI | current | reference | delta | noise | reason |\n|---:|---|---|---:|---:|---:|---:|---|\n")
-		for i, f := range noisy {
-			if i == MaxMarkdownRows {
-				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(noisy)-i)
-				break
-			}
-			e, r := f.e, f.r
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)),
-				cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), cell(r.Result.Reason))
-		}
-	}
+	reasonTable(&b, "Suspects, to confirm", suspects)
+	reasonTable(&b, "Too noisy to judge", noisy)
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "\n### Not analysed (%d)\n\n", len(skipped))
 		b.WriteString("| # | entry | KPI | reason |\n|---:|---|---|---|\n")
@@ -117,4 +109,23 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 type row struct {
 	e *regression.Entry
 	r *regression.KPIResult
+}
+
+// reasonTable writes a table of results with their reasons (suspects, the
+// results too noisy to judge), capped at MaxMarkdownRows rows.
+func reasonTable(b *strings.Builder, title string, rows []row) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s (%d)\n\n", title, len(rows))
+	b.WriteString("| # | entry | KPI | current | reference | delta | noise | reason |\n|---:|---|---|---:|---:|---:|---:|---|\n")
+	for i, f := range rows {
+		if i == MaxMarkdownRows {
+			fmt.Fprintf(b, "\n… and %d more in regression_report.html.\n", len(rows)-i)
+			break
+		}
+		e, r := f.e, f.r
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)),
+			cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), cell(r.Result.Reason))
+	}
 }
