@@ -58,7 +58,9 @@ type Shift struct {
 	// Window is the most reference builds; 0 means 30.
 	Window int
 	// MinBack is the fewest reference builds a change over several builds
-	// is judged against; 0 means 5. A single build is judged against 3.
+	// is judged against; 0 means 10 (fewer, just after a change, make
+	// bounds that the next burst crosses). A single build is judged
+	// against 3, as a suspect or when its runs confirm it.
 	MinBack int
 	// MinFore and MaxFore bound the builds that confirm a change; 0 means
 	// 4 and 5.
@@ -86,7 +88,7 @@ func (s Shift) withDefaults() Shift {
 		s.Window = 30
 	}
 	if s.MinBack == 0 {
-		s.MinBack = 5
+		s.MinBack = 10
 	}
 	if s.MinFore == 0 {
 		s.MinFore = 4
@@ -365,7 +367,25 @@ func (s Shift) Evaluate(in Input) Result {
 			r.DeltaPercent, c.at+1, t-c.at+1, c.back, c.test.p, math.Abs(c.test.delta)/c.test.se, since)
 		return r
 	}
-	ref, ok := s.reference(y, start, t, minSingleBack, nil)
+	// Builds at a new level that too few builds confirm yet: the earliest
+	// start of the last MaxFore builds beyond the builds before it.
+	var ref shiftRef
+	var st shiftTest
+	ok, at := false, t
+	for j := max(start+1, t-s.MaxFore+1); j <= t; j++ {
+		if r0, found := s.reference(y, start, j, minSingleBack, nil); found {
+			if st0 := s.test(r0, j, y[j:t+1]); st0.effectOK && st0.beyond {
+				ref, st, ok, at = r0, st0, true, j
+				break
+			}
+		}
+	}
+	if !ok {
+		ref, ok = s.reference(y, start, t, minSingleBack, nil)
+		if ok {
+			st = s.test(ref, t, y[t:])
+		}
+	}
 	if !ok {
 		level := y[start:t]
 		r.Reference = inverse(Median(level), logScale)
@@ -380,7 +400,6 @@ func (s Shift) Evaluate(in Input) Result {
 		r.Reason = fmt.Sprintf("too little history to judge: %s; a build is judged against at least %d (each later build decides more)", storedBuilds(t), minSingleBack)
 		return r
 	}
-	st := s.test(ref, t, y[t:])
 	s.fill(&r, ref, st, logScale, t)
 	r.PValue = 1
 	if !st.effectOK || !st.beyond {
@@ -389,11 +408,16 @@ func (s Shift) Evaluate(in Input) Result {
 			r.DeltaPercent, len(ref.vals), fmtNum(r.Reference), 100*relScale(ref, logScale), since)
 		return r
 	}
-	// One build at a new level.
+	// Builds at a new level that nothing confirms yet.
 	samples := mapf(in.Current.samples(), f)
 	r.PValue = MannWhitneyU(samples, ref.vals).PValue
 	r.Status = judge(in.Direction, true, st.delta)
-	r.Details = fmt.Sprintf("the current build is %+.2f%% away, beyond the %d build(s) before it%s", r.DeltaPercent, len(ref.vals), since)
+	if at == t {
+		r.Details = fmt.Sprintf("the current build is %+.2f%% away, beyond the %d build(s) before it%s", r.DeltaPercent, len(ref.vals), since)
+	} else {
+		r.Details = fmt.Sprintf("%d builds since build %d are %+.2f%% away, beyond the %d build(s) before them (%d confirm a change)%s",
+			t-at+1, at+1, r.DeltaPercent, len(ref.vals), s.MinFore, since)
+	}
 	switch {
 	case in.Rerun && allBeyond(ref, t, samples, st.delta, 0.25):
 		r.Details += fmt.Sprintf("; confirmed by re-running: %d of its %d runs are beyond them", countBeyond(ref, t, samples, st.delta), len(samples))
@@ -401,7 +425,8 @@ func (s Shift) Evaluate(in Input) Result {
 		r.Details += "; its runs confirm it (the history's builds vary no more than their runs)"
 	default:
 		r.Status, r.PValue = StatusSuspect, math.NaN()
-		r.Reason = "one build at a new level and nothing confirms it yet: --confirm re-runs it, the next builds confirm or clear it"
+		r.Reason = fmt.Sprintf("%s at a new level, %d needed to confirm a change: --confirm re-runs the current one, the next builds confirm or clear it",
+			plural(t-at+1, "build"), s.MinFore)
 		r.Details += "; a suspect until re-runs or the next builds confirm it"
 	}
 	return r
@@ -440,12 +465,23 @@ func inverse(v float64, logScale bool) float64 {
 	return v
 }
 
-// percent is a shift d on the working scale in percent of level.
+// percent is a shift d on the working scale in percent of level; a shift
+// from a level of 0 is infinitely many percent.
 func (s Shift) percent(d float64, logScale bool, level float64) float64 {
-	if logScale {
+	switch {
+	case logScale:
 		return (math.Exp(d) - 1) * 100
+	case level == 0 && d != 0:
+		return math.Copysign(math.Inf(1), d)
 	}
 	return deltaPercent(level, level+d)
+}
+
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func mapf(xs []float64, f func(float64) float64) []float64 {
