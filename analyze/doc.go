@@ -13,7 +13,9 @@
 // together: a false discovery rate across them, a floor from the noise,
 // noisy where no change of the size that matters could have been seen.
 // Warnings are caveats beside the numbers, never errors. A Detector is a
-// Method that also finds ChangePoints in a series (`seshat changepoints`).
+// Method that also finds ChangePoints in a series (`seshat changepoints`),
+// each with at least two points on either side (sequential.go: one value
+// is a spike, not a level) and the statistics of its final segments.
 //
 // One file per method:
 //
@@ -29,6 +31,9 @@
 //     Hodges-Lehmann shift and 95% confidence interval.
 //   - threshold.go: percentage change against the history mean or the
 //     previous point.
+//   - sequential.go: what the detectors share: zscore's and threshold's
+//     walk over a series, the rule against single-point segments, the
+//     warnings on a series.
 //
 // Everything is deterministic: the same input gives the same output. Means,
 // deviations and distributions come from gonum (stat, stat/distuv).

@@ -25,6 +25,11 @@ import (
 //     it is >= MaxPValue, else the one of smallest magnitude while it is
 //     <= MinMagnitude, recomputing its neighbours each time.
 //
+// ChangePoints then goes on merging, dropping first any change point next
+// to a segment of a single point (see minSegment): one value is a spike,
+// not a level, so a change needs two points on each side. Evaluate keeps a
+// last segment of one point: that is the current run starting a new level.
+//
 // The current run regresses when it starts a new segment (a change point
 // at the last index) whose change goes the bad way for the KPI.
 type EDivisive struct {
@@ -61,11 +66,19 @@ func (e EDivisive) validate() error {
 
 // ChangePoints implements Detector.
 func (e EDivisive) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
-	warns, ok := seriesWarnings(series, 3, "e-divisive")
+	warns, ok := seriesWarnings(series, 2*minSegment, "e-divisive")
 	if !ok {
 		return nil, warns
 	}
-	return e.withDefaults().changePoints(series), warns
+	return e.withDefaults().levels(series), warns
+}
+
+// levels are the change points of a plain series: those of changePoints,
+// merged on until no segment holds a single point.
+func (e EDivisive) levels(x []float64) []ChangePoint {
+	return merge(x, e.changePoints(x), spikesFirst(func(cps []ChangePoint) int {
+		return weakest(cps, e.MaxPValue, e.MinMagnitude)
+	}))
 }
 
 // changePoints runs split, recompute and merge on a finite series.
@@ -240,36 +253,57 @@ func (q *qhat) candidate(w []float64, s, e int) interval {
 // (Otava recomputes the two after it, leaving the one before stale; see
 // apache/otava#96. We recompute the true neighbours.)
 func mergeChangePoints(x []float64, cps []ChangePoint, maxP, minMag float64) []ChangePoint {
-	for len(cps) > 0 {
-		weakest := 0
-		for i, c := range cps {
-			if c.PValue > cps[weakest].PValue {
-				weakest = i
-			}
+	return merge(x, cps, func(cps []ChangePoint) int { return weakest(cps, maxP, minMag) })
+}
+
+// weakest is the change point the merge drops next: the one of worst
+// p-value while it is >= maxP, else the one of smallest magnitude while it
+// is <= minMag; -1 when every one passes.
+func weakest(cps []ChangePoint, maxP, minMag float64) int {
+	if len(cps) == 0 {
+		return -1
+	}
+	w := 0
+	for i, c := range cps {
+		if c.PValue > cps[w].PValue {
+			w = i
 		}
-		if cps[weakest].PValue < maxP {
-			weakest = 0
-			for i, c := range cps {
-				if c.Magnitude() < cps[weakest].Magnitude() {
-					weakest = i
-				}
-			}
-			if cps[weakest].Magnitude() > minMag {
-				return cps
-			}
+	}
+	if !(cps[w].PValue < maxP) {
+		return w
+	}
+	w = 0
+	for i, c := range cps {
+		if c.Magnitude() < cps[w].Magnitude() {
+			w = i
 		}
-		cps = slices.Delete(cps, weakest, weakest+1)
+	}
+	if cps[w].Magnitude() > minMag {
+		return -1
+	}
+	return w
+}
+
+// merge drops the change point pick chooses, recomputing the change points
+// either side of it against the grown segment, until pick chooses none
+// (-1).
+func merge(x []float64, cps []ChangePoint, pick func([]ChangePoint) int) []ChangePoint {
+	for {
+		drop := pick(cps)
+		if drop < 0 {
+			return cps
+		}
+		cps = slices.Delete(cps, drop, drop+1)
 		idx := make([]int, len(cps))
 		for i, c := range cps {
 			idx[i] = c.Index
 		}
-		for _, i := range []int{weakest - 1, weakest} {
+		for _, i := range []int{drop - 1, drop} {
 			if i >= 0 && i < len(cps) {
 				cps[i] = changePointAt(x, cps[i].Index, prevIndex(idx, i), nextIndex(idx, i, len(x)))
 			}
 		}
 	}
-	return cps
 }
 
 // Evaluate implements Method: e-divisive on the history followed by the

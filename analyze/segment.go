@@ -78,7 +78,7 @@ func (s Segment) Evaluate(in Input) Result {
 // indices those of the full series and their statistics those of the
 // values kept.
 func (s Segment) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
-	warns, ok := seriesWarnings(series, 3, "segment")
+	warns, ok := seriesWarnings(series, 2*minSegment, "segment")
 	if !ok {
 		return nil, warns
 	}
@@ -93,7 +93,7 @@ func (s Segment) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 	if len(values) < 3 {
 		return nil, warns
 	}
-	cps := EDivisive{WindowLen: s.WindowLen, MaxPValue: s.MaxPValue}.withDefaults().changePoints(values)
+	cps := EDivisive{WindowLen: s.WindowLen, MaxPValue: s.MaxPValue}.withDefaults().levels(values)
 	for i := range cps {
 		cps[i].Index = kept[cps[i].Index]
 	}

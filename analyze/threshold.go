@@ -63,17 +63,29 @@ func (t Threshold) Evaluate(in Input) Result {
 	return r
 }
 
+// thresholdAlpha is the significance a threshold change point must reach:
+// the method has no level of its own, and a change between segments of a
+// few noisy points is no change at all.
+const thresholdAlpha = 0.05
+
 // ChangePoints implements Detector: a point differing by more than Percent
 // from the current segment's mean (or from the previous point) starts a new
-// segment.
+// segment; from a reference of 0, any other value does. A point beyond the
+// limit is not yet a change: the change points are then merged as
+// e-divisive's, each drop recomputing its neighbours, until none is next to
+// a segment of a single point and the t-test between each one's segments
+// gives p < 0.05 (thresholdAlpha).
 func (t Threshold) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
-	warns, ok := seriesWarnings(series, 2, "threshold")
+	warns, ok := seriesWarnings(series, 2*minSegment, "threshold")
 	if !ok {
 		return nil, warns
 	}
 	limit := t.limit()
 	return sequentialChangePoints(series, func(seg []float64, v float64) bool {
 		ref, _ := t.reference(seg)
-		return ref != 0 && math.Abs(deltaPercent(ref, v)) > limit
-	}), warns
+		if ref == 0 {
+			return v != 0 // an infinite change in percent
+		}
+		return math.Abs(deltaPercent(ref, v)) > limit
+	}, func(cps []ChangePoint) int { return weakest(cps, thresholdAlpha, 0) }), warns
 }

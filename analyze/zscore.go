@@ -72,20 +72,29 @@ func (z ZScore) Evaluate(in Input) Result {
 	return r
 }
 
+// alpha is the two-sided normal p-value of |z| = limit (0.0027 for 3):
+// the significance a change point must reach to be reported.
+func (z ZScore) alpha() float64 { return 2 * distuv.UnitNormal.Survival(z.limit()) }
+
 // ChangePoints implements Detector: a point more than Threshold deviations
 // from the mean of the current segment (of at least 3 points) starts a new
-// segment.
+// segment. A point beyond the limit is not yet a change: the change points
+// are then merged as e-divisive's, each drop recomputing its neighbours,
+// until none is next to a segment of a single point and every one is
+// significant at the limit's own level, the t-test between its segments
+// giving p < alpha (two-sided normal p of |z| = Threshold: 0.0027 for 3).
 func (z ZScore) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
-	warns, ok := seriesWarnings(series, zscoreMinPoints+1, "zscore")
+	// 3 points before the first change, minSegment after it.
+	warns, ok := seriesWarnings(series, zscoreMinPoints+minSegment, "zscore")
 	if !ok {
 		return nil, warns
 	}
-	limit := z.limit()
+	limit, alpha := z.limit(), z.alpha()
 	return sequentialChangePoints(series, func(seg []float64, v float64) bool {
 		if len(seg) < zscoreMinPoints {
 			return false
 		}
 		s, _, _ := score(seg, v)
 		return math.Abs(s) > limit
-	}), warns
+	}, func(cps []ChangePoint) int { return weakest(cps, alpha, 0) }), warns
 }

@@ -19,7 +19,9 @@ func newChangePointsCmd(g *globals) *cobra.Command {
 
 FILE is CSV with a header row (one column per series, an optional "time"
 column) or JSON {"series": {"name": [numbers|null]}, "time": [...]}.
-Empty cells and nulls take the previous value of their series.`,
+Empty cells and nulls take the previous value of their series.
+A change point has at least two points on each side: a single value that
+departs is a spike, not a new level.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return exitcode.Errorf(exitcode.InvalidInput, "%s: one series file is required, got %d arguments", cmd.CommandPath(), len(args))

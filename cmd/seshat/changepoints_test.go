@@ -146,3 +146,97 @@ func TestChangePointsOutputFile(t *testing.T) {
 		t.Errorf("output file: %v %q", err, data)
 	}
 }
+
+// TestChangePointsSpikeIsNotAChange: column b forward-fills to [2, 2, 3],
+// whose last value alone is a spike, not a new level; no method reports it.
+func TestChangePointsSpikeIsNotAChange(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "spike.csv")
+	if err := os.WriteFile(path, []byte("a,b\n1,2\n1.1,\n1.2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"edivisive", "segment", "zscore", "threshold"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			r := runSeshat(t, nil, "changepoints", path, "--method", method)
+			if r.code != 0 || r.stdout != "no change point in 2 series: a, b\n" {
+				t.Errorf("exit %d, stdout %q; want 0 and no change point", r.code, r.stdout)
+			}
+			if !strings.Contains(r.stderr, `series "b": 3 point(s): `) || !strings.Contains(r.stderr, "needs at least") {
+				t.Errorf("stderr %q: want a too-few-points warning for b", r.stderr)
+			}
+			r = runSeshat(t, nil, "changepoints", path, "--method", method, "--format", "json")
+			if r.code != 0 || !strings.Contains(r.stdout, `"b": []`) {
+				t.Errorf("JSON: exit %d, stdout %s", r.code, r.stdout)
+			}
+		})
+	}
+}
+
+func TestChangePointsBadValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name, file string
+		code       int
+		stdout     string // a line of the output
+		stderr     string
+	}{
+		{"constant", write("const.csv", "a\n5\n5\n5\n5\n5\n5\n"), 0, "no change point in 1 series: a", "all 6 values are equal"},
+		{"one point", write("one.csv", "a\n5\n"), 0, "no change point in 1 series: a", "1 point(s)"},
+		{"two points", write("two.csv", "a\n5\n6\n"), 0, "no change point in 1 series: a", "2 point(s)"},
+		{"NaN", write("nan.csv", "a\n1\nNaN\n2\n"), 4, "", `nan.csv:3: row 2, column "a": "NaN" is not a finite number`},
+		{"infinite", write("inf.csv", "a\n1\n2\n-Inf\n"), 4, "", `inf.csv:4: row 3, column "a": "-Inf" is not a finite number`},
+		{"a column with no value", write("nothing.csv", "a,b\n1,\n2,\n1,\n2,\n"), 0, "no change point in 2 series: a, b", `series "b" has no values`},
+		// A gap is the value before it: 1 1 1 1 5 5, a level of two points.
+		{"gaps", write("gaps.csv", "a,b\n1,0\n,0\n1,0\n,0\n5,0\n,0\n"), 0, "a       4      1            5", `series "b": all 6 values are equal`},
+		// From a mean of 0 the change in percent is undefined: "-", not +0%.
+		{"from 0", write("zero.csv", "a\n0\n0\n0\n0\n2\n2\n2\n2\n"), 0, "a       4      0            2           0              0             0        1.0000     -", ""},
+		{"a failed run at 0", write("dip.csv", "a\n10\n10.1\n9.9\n10\n0\n10.1\n9.9\n10\n10.1\n"), 0, "no change point in 1 series: a", ""},
+	}
+	for _, tc := range tests {
+		for _, method := range []string{"edivisive", "segment", "zscore", "threshold"} {
+			if method == "segment" && tc.name == "gaps" {
+				continue // a level of two points at the end is a spike to segment
+			}
+			t.Run(tc.name+"/"+method, func(t *testing.T) {
+				t.Parallel()
+				r := runSeshat(t, nil, "changepoints", tc.file, "--method", method)
+				if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
+					t.Errorf("exit %d\n%s%s\nwant exit %d, output with %q, stderr with %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestChangePointsFromZero: a change from a level of 0 is found, and its
+// change in percent, undefined, is null in JSON rather than 0.
+func TestChangePointsFromZero(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "zero.csv")
+	if err := os.WriteFile(path, []byte("a\n0\n0\n0\n0\n2\n2\n2\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runSeshat(t, nil, "changepoints", path, "--format", "json")
+	var doc struct {
+		Series map[string][]map[string]any `json:"series"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v: %s%s", err, r.stdout, r.stderr)
+	}
+	a := doc.Series["a"]
+	if len(a) != 1 || a[0]["index"] != 4.0 {
+		t.Fatalf("change points %v, want one at 4", a)
+	}
+	if v, ok := a[0]["forward_change_percent"]; !ok || v != nil {
+		t.Errorf("forward_change_percent %v, want null", v)
+	}
+}

@@ -207,7 +207,7 @@ func writeChangePointsJSON(w io.Writer, times []string, found []seriesChangePoin
 				MeanBefore: jsonNumber(c.MeanBefore), MeanAfter: jsonNumber(c.MeanAfter),
 				StdDevBefore: jsonNumber(c.StdDevBefore), StdDevAfter: jsonNumber(c.StdDevAfter),
 				PValue: jsonNumber(c.PValue), Magnitude: jsonNumber(c.Magnitude()),
-				ForwardChangePercent: jsonNumber(c.ForwardChangePercent()),
+				ForwardChangePercent: jsonNumber(forwardChangePercent(c)),
 			})
 		}
 		doc.Series[f.name] = list
@@ -252,7 +252,7 @@ func writeChangePointsText(w io.Writer, times []string, found []seriesChangePoin
 				cells = append(cells, t)
 			}
 			cells = append(cells, num(c.MeanBefore), num(c.MeanAfter), num(c.StdDevBefore), num(c.StdDevAfter),
-				fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.4f", c.Magnitude()), fmt.Sprintf("%+.2f%%", c.ForwardChangePercent()))
+				fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.4f", c.Magnitude()), changeCell(c))
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 	}
@@ -271,6 +271,25 @@ func writeChangePointsText(w io.Writer, times []string, found []seriesChangePoin
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// forwardChangePercent is the change in percent, NaN from a mean of 0:
+// ChangePoint.ForwardChange says 0 there (as Otava), which would read as
+// no change at all.
+func forwardChangePercent(c analyze.ChangePoint) float64 {
+	if c.MeanBefore == 0 {
+		return math.NaN()
+	}
+	return c.ForwardChangePercent()
+}
+
+// changeCell is forwardChangePercent for the table, "-" when undefined.
+func changeCell(c analyze.ChangePoint) string {
+	p := forwardChangePercent(c)
+	if math.IsNaN(p) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f%%", p)
+}
 
 // ChangePointMethods lists the methods `seshat changepoints` accepts: those
 // that find change points in a plain series, sorted.
