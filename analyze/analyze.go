@@ -203,12 +203,52 @@ type Result struct {
 	QValue   float64   `json:"qvalue"`
 	Details  string    `json:"details"`
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Resolution says how the smallest detectable change shrinks with
+	// more builds, for the gate to tell what would decide a noisy result;
+	// nil when the method does not say.
+	Resolution *Resolution `json:"-"`
 	// Baseline is the latest stable segment of the history the noise (and,
 	// for segment, the reference) was measured on, with the change points
 	// and spikes found: what a figure of the result marks. Its indices
 	// count the history's finite points. Nil without history. Not part of
 	// the JSON: Details tells it.
 	Baseline *Reference `json:"-"`
+}
+
+// Resolution is how a method's smallest detectable change depends on the
+// builds it has: Effect × Spread × sqrt(1/n + 1/Fore) percent for n
+// reference builds, n at most MaxBuilds.
+type Resolution struct {
+	Effect    float64 // standard errors a change must reach
+	Spread    float64 // relative build-to-build spread (0.02 = 2%)
+	Builds    int     // reference builds now
+	MinBuilds int     // reference builds a change over Fore builds needs
+	MaxBuilds int     // reference builds at most
+	Fore      int     // builds that confirm a change
+}
+
+// detectable is the smallest detectable change in percent with n
+// reference builds.
+func (r Resolution) detectable(n int) float64 {
+	return r.Effect * r.Spread * math.Sqrt(1/float64(n)+1/float64(r.Fore)) * 100
+}
+
+// Needs says what would let a result decide changes of limit percent: how
+// many more builds, or that no number of builds will at this spread.
+func (r Resolution) Needs(limit float64) string {
+	if !(r.Spread > 0) || r.Fore < 1 {
+		return ""
+	}
+	for n := max(r.Builds, r.MinBuilds, 1); n <= r.MaxBuilds; n++ {
+		if r.detectable(n) <= limit {
+			if n <= r.Builds {
+				return fmt.Sprintf("changes of %.0f%% are decided once %d builds at a new level confirm them", limit, r.Fore)
+			}
+			return fmt.Sprintf("%d more build(s) of history (%d, not %d) would let it decide changes of %.0f%%", n-r.Builds, n, r.Builds, limit)
+		}
+	}
+	return fmt.Sprintf("no number of builds decides changes of %.0f%% while builds vary by %.1f%%: more runs per build, re-runs (--confirm) or a quieter host (seshat host check) would",
+		limit, r.Spread*100)
 }
 
 // MarshalJSON writes NaN and infinite numbers as null.
@@ -310,7 +350,14 @@ func New(name string, p Params) (Method, error) {
 	case "perfherder":
 		m = Perfherder{}
 	case "window":
-		m = Window()
+		// Its windows are its own; the e-divisive parameters of the
+		// same flags are still checked, as for every detector.
+		if err := (EDivisive{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, MinMagnitude: p.MinMagnitude}).validate(); err != nil {
+			return nil, fmt.Errorf("method %s: %w", name, err)
+		}
+		w := Window()
+		w.MinChange = 100 * p.MinMagnitude
+		m = w
 	case "segment":
 		m = Segment{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, Alpha: p.Alpha}
 	case "edivisive":

@@ -94,13 +94,15 @@ func (g Gate) Apply(results []*Result) {
 			r.Floor = math.Max(r.Floor, g.NoiseFactor*r.Noise*100)
 		}
 		found := r.Status == StatusRegression || r.Status == StatusImprovement || r.Status == StatusSuspect
-		var why string
+		var why, cause string
 		switch {
 		case !found:
 		case !math.IsNaN(r.QValue) && r.QValue > g.FDR:
 			why = fmt.Sprintf("not counted: q=%.3g over the false discovery rate %g across %d tests", r.QValue, g.FDR, len(ps))
+			cause = fmt.Sprintf("a change of %+.1f%% is not significant across the analysis (q=%.3g over the false discovery rate %g across %d tests)", r.DeltaPercent, r.QValue, g.FDR, len(ps))
 		case !(math.Abs(r.DeltaPercent) >= r.Floor):
 			why = fmt.Sprintf("not counted: |%+.2f%%| is under the floor of %.2f%% (%s)", r.DeltaPercent, r.Floor, g.floorWhy(r))
+			cause = fmt.Sprintf("a change of %+.1f%% is under the floor of %.1f%% (%s)", r.DeltaPercent, r.Floor, g.floorWhy(r))
 		}
 		if why != "" {
 			r.Details += "; " + why
@@ -112,11 +114,19 @@ func (g Gate) Apply(results []*Result) {
 		r.Status, r.Reason = StatusOK, ""
 		if seen := math.Max(r.Floor, r.Detectable); seen > g.MaxNoise {
 			r.Status = StatusNoisy
-			if r.HistoryBuilds < minNoisePoints {
+			switch {
+			case r.HistoryBuilds < minNoisePoints:
 				r.Reason = fmt.Sprintf("too little history to judge: %s; changes under %.1f%% cannot be told from noise until more builds are (%s)",
 					storedBuilds(r.HistoryBuilds), seen, noiseText(r))
-			} else {
+			case cause != "":
+				r.Reason = fmt.Sprintf("too noisy to judge: %s; changes under %.1f%% cannot be told from this series' noise (%s)", cause, seen, noiseText(r))
+			default:
 				r.Reason = fmt.Sprintf("too noisy to judge: changes under %.1f%% cannot be told from this series' noise (%s)", seen, noiseText(r))
+			}
+			if r.Resolution != nil {
+				if needs := r.Resolution.Needs(g.MaxNoise); needs != "" {
+					r.Reason += "; " + needs
+				}
 			}
 		}
 	}

@@ -35,13 +35,17 @@ type Perfherder struct {
 	name string // "window" for Window
 }
 
+// WithDefaults returns p with its zero fields set to their defaults.
+func (p Perfherder) WithDefaults() Perfherder { return p.withDefaults() }
+
 // Window returns the default detector of a plain series: Perfherder's
 // algorithm with a t threshold of 6 and a back window of 10 to 20 builds
 // (treeherder's 7 and 12 to 24), which found more of the confirmed changes
 // of Mozilla's triaged series with no more false ones (bench/realdata: F1
 // 0.79 against 0.75 with margin 5). Its fore window of 12 builds means it
 // sees no change in the last 12 points of a series; `seshat regression`
-// (Shift) judges those.
+// (Shift) judges those. A series shorter than both windows gets windows of
+// half its length each.
 func Window() Perfherder { return Perfherder{MinBack: 10, MaxBack: 20, T: 6, name: "window"} }
 
 // Name implements Method.
@@ -136,6 +140,12 @@ func (p Perfherder) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 	}
 	p = p.withDefaults()
 	n := len(series)
+	if p.name == "window" && n < p.MinBack+p.Fore {
+		// A short series: windows of half of it, so that a change in 8
+		// points is found as in 80.
+		half := max(2, n/2)
+		p.MinBack, p.MaxBack, p.Fore = min(p.MinBack, half), min(p.MaxBack, 2*half), min(p.Fore, half)
+	}
 	t := make([]float64, n)
 	back := make([]int, n)
 	fore := make([]int, n)
@@ -170,7 +180,8 @@ func (p Perfherder) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 		if t[i-1] > t[i] || (i+1 < n && t[i+1] > t[i]) {
 			continue
 		}
-		if m := means[i]; m[0] == 0 || math.Abs(m[1]/m[0]-1)*100 < p.MinChange {
+		// A change from a mean of 0 is infinitely many percent.
+		if m := means[i]; m[0] == m[1] || (m[0] != 0 && math.Abs(m[1]/m[0]-1)*100 < p.MinChange) {
 			continue
 		}
 		idx = append(idx, i)

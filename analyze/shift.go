@@ -45,8 +45,8 @@ import (
 //     no later build yet to confirm it, is a suspect: reported, never
 //     failing. Its own runs confirm it when at least 3 of them lie beyond
 //     the bounds and the history shows that builds vary no more than their
-//     runs predict (the reference's scale at most 1.5 times the spread of
-//     the median of as many runs): the host's state between builds then
+//     runs predict (the reference's scale at most twice the spread of the
+//     median of as many runs): the host's state between builds then
 //     adds nothing that the runs do not show. Runs made later by --confirm
 //     (Input.Rerun) confirm it when they too lie beyond the bounds.
 //
@@ -361,7 +361,7 @@ func (s Shift) Evaluate(in Input) Result {
 	if c, ok := s.change(y, start, t, nil); ok {
 		ref, _ := s.reference(y, start, c.at, s.MinBack, nil)
 		s.fill(&r, ref, c.test, logScale, t)
-		r.PValue, r.Score = c.test.p, float64(t-c.at+1)
+		r.PValue = c.test.p
 		r.Status = judge(in.Direction, true, c.test.delta)
 		r.Details = fmt.Sprintf("a shift of %+.2f%% since build %d, confirmed by %d build(s) against the %d before it (Mann-Whitney p=%.3g, %.1f standard errors)%s",
 			r.DeltaPercent, c.at+1, t-c.at+1, c.back, c.test.p, math.Abs(c.test.delta)/c.test.se, since)
@@ -422,11 +422,27 @@ func (s Shift) Evaluate(in Input) Result {
 	case in.Rerun && allBeyond(ref, t, samples, st.delta, 0.25):
 		r.Details += fmt.Sprintf("; confirmed by re-running: %d of its %d runs are beyond them", countBeyond(ref, t, samples, st.delta), len(samples))
 	case runsConfirm(p.points[ref.lo:t], ref, t, samples, f, st.delta):
-		r.Details += "; its runs confirm it (the history's builds vary no more than their runs)"
+		// The runs speak for the builds: the current runs against every
+		// run of the reference.
+		var all []float64
+		for i, pt := range p.points[ref.lo:t] {
+			for _, v := range pt.samples() {
+				all = append(all, ref.residual(ref.lo+i, f(v)))
+			}
+		}
+		res := make([]float64, len(samples))
+		for i, v := range samples {
+			res[i] = ref.residual(t, v)
+		}
+		r.PValue = MannWhitneyU(res, all).PValue
+		r.Details += fmt.Sprintf("; its runs confirm it (the history's builds vary no more than their runs; Mann-Whitney p=%.3g against the %d runs of those builds)", r.PValue, len(all))
 	default:
 		r.Status, r.PValue = StatusSuspect, math.NaN()
 		r.Reason = fmt.Sprintf("%s at a new level, %d needed to confirm a change: --confirm re-runs the current one, the next builds confirm or clear it",
 			plural(t-at+1, "build"), s.MinFore)
+		if split(ref, t, samples) {
+			r.Reason = "the current runs disagree, some at the history's level, some away from it (a slow phase of the host?); " + r.Reason
+		}
 		r.Details += "; a suspect until re-runs or the next builds confirm it"
 	}
 	return r
@@ -434,6 +450,9 @@ func (s Shift) Evaluate(in Input) Result {
 
 // fill sets the reference, change and noise of r from a test.
 func (s Shift) fill(r *Result, ref shiftRef, st shiftTest, logScale bool, t int) {
+	if st.se > 0 {
+		r.Score = st.delta / st.se
+	}
 	level := ref.intercept + ref.slope*float64(t) + ref.median
 	r.Reference = inverse(level, logScale)
 	r.DeltaPercent = s.percent(st.delta, logScale, level)
@@ -445,6 +464,7 @@ func (s Shift) fill(r *Result, ref shiftRef, st shiftTest, logScale bool, t int)
 		}
 	}
 	r.Detectable = s.Effect * r.Noise * 100
+	r.Resolution = &Resolution{Effect: s.Effect, Spread: relScale(ref, logScale), Builds: len(ref.vals), MinBuilds: s.MinBack, MaxBuilds: s.Window, Fore: s.MinFore}
 }
 
 // relScale is the reference's scale relative to its level.
@@ -509,12 +529,20 @@ func allBeyond(ref shiftRef, t int, vals []float64, delta, slack float64) bool {
 	return len(vals) > 0 && float64(len(vals)-countBeyond(ref, t, vals, delta)) <= slack*float64(len(vals))
 }
 
+// runsExplainBuilds bounds the ratio of the reference's build-to-build
+// scale to the spread that the builds' runs predict for their medians, for
+// the runs to speak for the builds. Twice: both spreads are estimated from
+// few values (8 builds of 3 runs put the ratio of two equal spreads above
+// 1.5 one time in ten), while a host whose state changes between builds
+// puts it at 5 or more.
+const runsExplainBuilds = 2
+
 // runsConfirm tells whether the current build's runs are evidence enough
 // on their own: at least 3 runs, every one beyond the reference's bounds,
 // none split from the others (split),
 // and a history whose build-to-build spread is what the spread of its runs
-// predicts (the scale of the reference at most 1.5 times the spread of the
-// median of as many runs), so that the host's state between builds adds
+// predicts (the scale of the reference at most runsExplainBuilds times the
+// spread of the median of as many runs), so that the host's state between builds adds
 // nothing the runs do not show.
 func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64, delta float64) bool {
 	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) || split(ref, t, samples) {
@@ -531,7 +559,7 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 	if len(counts) < minSingleBack {
 		return false
 	}
-	return ref.scale <= 1.5*medianSpread(MAD(devs), Median(counts))
+	return ref.scale <= runsExplainBuilds*medianSpread(MAD(devs), Median(counts))
 }
 
 // split tells whether the runs of one build disagree: at least 2 of them,

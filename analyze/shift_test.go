@@ -304,3 +304,29 @@ func slicesContains(xs []Status, s Status) bool {
 	}
 	return false
 }
+
+// TestShiftNoisyNeeds: a result too noisy to judge says why and what would
+// decide it: more builds when the spread allows, else more runs, re-runs
+// or a quieter host.
+func TestShiftNoisyNeeds(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	m, _ := New(DefaultMethod, Params{})
+	judge := func(values []float64) Result {
+		h := make([]Point, len(values)-1)
+		for i := range h {
+			h[i] = PointOf(values[i])
+		}
+		res := m.Evaluate(Input{History: h, Current: PointOf(values[len(values)-1]), Direction: HigherIsBetter})
+		Gate{}.Apply([]*Result{&res})
+		return res
+	}
+	short := judge(level(r, 4, 100, 0.04))
+	if short.Status != StatusNoisy || !strings.Contains(short.Reason, "more build(s) of history") {
+		t.Errorf("4 builds at 4%% spread: %s: %q, want noisy naming the builds that would decide", short.Status, short.Reason)
+	}
+	wild := judge(level(r, 30, 100, 0.3))
+	if wild.Status != StatusNoisy || !strings.Contains(wild.Reason, "no number of builds") || !strings.Contains(wild.Reason, "seshat host check") {
+		t.Errorf("30 builds at 30%% spread: %s: %q, want noisy saying no number of builds decides", wild.Status, wild.Reason)
+	}
+}

@@ -38,7 +38,7 @@ departs is a spike, not a new level.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Metrics, "metric", nil, "series to analyse (repeat for several; default all)")
-	f.StringVar(&o.Method, "method", analyze.DefaultDetector, "method: edivisive, segment (e-divisive with single-value spikes left out), zscore or threshold")
+	f.StringVar(&o.Method, "method", analyze.DefaultDetector, "method: window (Perfherder's windowed t-test, t > 6), perfherder (treeherder's defaults), shift (the changes seshat regression confirms), edivisive, segment (e-divisive with single-value spikes left out), zscore or threshold")
 	f.IntVar(&o.Params.WindowLen, "window-len", 50, "edivisive: points per window")
 	f.Float64Var(&o.Params.MaxPValue, "max-pvalue", 0.001, "edivisive: largest p-value of a change point kept")
 	f.Float64Var(&o.Params.MinMagnitude, "min-magnitude", 0, "edivisive: smallest relative change kept (0.05 = 5%)")

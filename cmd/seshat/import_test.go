@@ -46,13 +46,13 @@ func TestImportedGoBenchRegression(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("regression on the slower build: exit %d, want 2: %s\n%s", r.code, r.stderr, r.stdout)
 	}
-	for _, kpi := range []string{"allocs_per_op", "allocated_bytes_per_op"} {
+	for _, kpi := range []string{"allocs_per_op", "allocated_bytes_per_op", "time_per_op_seconds"} {
 		if !regexp.MustCompile(`benchmark=SortInts .* ` + kpi + ` +regression `).MatchString(r.stdout) {
 			t.Errorf("no %s regression of SortInts:\n%s", kpi, r.stdout)
 		}
 	}
-	if n := strings.Count(r.stdout, " regression "); n != 2 {
-		t.Errorf("%d regressions, want SortInts' two:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, " regression "); n != 3 {
+		t.Errorf("%d regressions, want SortInts' three:\n%s", n, r.stdout)
 	}
 	same := filepath.Join(dir, "c5")
 	importRun(same, "old.txt", "c5", "2026-01-05T10:00:00Z")

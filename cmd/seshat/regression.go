@@ -59,7 +59,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringVar(&o.Filters, "filters", "", "select current entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
 	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.History, "history", lts.DefaultStoreURL, "history store: sqlite:PATH or http(s)://host:port (OpenSearch); unset, the store uploads go to (SESHAT_STORE, lts.store)")
-	f.StringVar(&o.Method, "method", analyze.DefaultMethod, "method: segment (the current build against the latest stable segment of its history), edivisive, zscore, mannwhitney or threshold")
+	f.StringVar(&o.Method, "method", analyze.DefaultMethod, "method: shift (a shift that persists over recent builds, against every level the history visits), segment (the current build against the latest stable segment of its history), edivisive, perfherder, window, zscore, mannwhitney or threshold")
 	f.IntVar(&o.Params.WindowLen, "window-len", 50, "edivisive: points per window")
 	f.Float64Var(&o.Params.MaxPValue, "max-pvalue", 0.001, "edivisive: largest p-value of a change kept")
 	f.Float64Var(&o.Params.MinMagnitude, "min-magnitude", 0, "edivisive: smallest relative change kept (0.05 = 5%)")

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
@@ -37,12 +38,14 @@ type suspectPoint struct {
 	config   string // a run's config.yaml, to find the benchmark file
 }
 
-// failingSuspects lists the failing results of rep by entry key and KPI.
+// failingSuspects lists the results of rep that fail the analysis or are
+// suspects (a build at a new level that nothing confirms yet), by entry
+// key and KPI: what --confirm re-runs.
 func failingSuspects(rep *regression.Report) map[string]*regression.Suspect {
 	out := map[string]*regression.Suspect{}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
-			if r.Failing {
+			if r.Failing || r.Status == analyze.StatusSuspect {
 				out[e.Key()+"\x00"+r.KPI] = &regression.Suspect{Entry: e.Name, KPI: r.KPI, Before: r.Status,
 					DeltaBefore: finiteOr0(r.Result.DeltaPercent), RunsBefore: len(r.Current.Samples)}
 			}

@@ -72,7 +72,7 @@ type RegressionOptions struct {
 	// asks once per series.
 	BatchValues int
 	// Confirm, when above 0, re-runs the matrix points of the findings
-	// that would fail the analysis Confirm more times (into ResultsDir,
+	// that would fail the analysis, and of the suspects, Confirm more times (into ResultsDir,
 	// from Benchmark, else the benchmark file the runs' config.yaml names)
 	// and judges the current builds again on all their runs. Rerun says
 	// how the points run (executor, timeout, interpreter).
@@ -195,6 +195,7 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 	if err != nil {
 		return nil, err
 	}
+	ropts.Rerun = true
 	again, err := regression.Analyze(ctx, runs, history, ropts)
 	if err != nil {
 		return nil, err
@@ -401,6 +402,12 @@ func paramsText(method string, p analyze.Params) string {
 		return v
 	}
 	switch method {
+	case "shift":
+		return fmt.Sprintf("alpha %g; a change confirmed by 4 builds against up to 30 before it (at least 10), by at least 5 standard errors", or(p.Alpha, 0.01))
+	case "perfherder", "window":
+		d, _ := analyze.New(method, p)
+		ph := d.(analyze.Perfherder).WithDefaults()
+		return fmt.Sprintf("back window %d-%d, fore window %d, t > %g, change >= %g%%", ph.MinBack, ph.MaxBack, ph.Fore, ph.T, ph.MinChange)
 	case "segment":
 		return fmt.Sprintf("alpha %g; segments by e-divisive (window_len %g, max_pvalue %g)", or(p.Alpha, 0.05), or(float64(p.WindowLen), 50), or(p.MaxPValue, 0.001))
 	case "edivisive":
