@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Shift judges the current build the way a sheriff reads a real
@@ -45,7 +47,7 @@ import (
 //     no later build yet to confirm it, is a suspect: reported, never
 //     failing. Its own runs confirm it when at least 3 of them lie beyond
 //     the bounds and the history shows that builds vary no more than their
-//     runs predict (the reference's scale at most twice the spread of the
+//     runs predict (the reference's scale within what chance allows of the spread of the
 //     median of as many runs): the host's state between builds then
 //     adds nothing that the runs do not show. Runs made later by --confirm
 //     (Input.Rerun) confirm it when they too lie beyond the bounds.
@@ -530,18 +532,26 @@ func allBeyond(ref shiftRef, t int, vals []float64, delta, slack float64) bool {
 }
 
 // runsExplainBuilds bounds the ratio of the reference's build-to-build
-// scale to the spread that the builds' runs predict for their medians, for
-// the runs to speak for the builds. Twice: both spreads are estimated from
-// few values (8 builds of 3 runs put the ratio of two equal spreads above
-// 1.5 one time in ten), while a host whose state changes between builds
-// puts it at 5 or more.
-const runsExplainBuilds = 2
+// scale, over k builds, to the spread that the builds' runs predict for
+// their medians, for the runs to speak for the builds: the ratio two equal
+// spreads exceed one time in a thousand when the first is estimated from k
+// values (sqrt of the chi-square quantile over its degrees of freedom),
+// times 1.3 for the spread of the runs, itself a MAD of few deviations,
+// and the median-centred scale. 3.4 for 3 builds, 2.4 for 8, 2.0 for 20;
+// a host whose state changes between builds puts the ratio at 5 or more.
+func runsExplainBuilds(k int) float64 {
+	if k < 2 {
+		return 0
+	}
+	df := float64(k - 1)
+	return 1.3 * math.Sqrt(distuv.ChiSquared{K: df}.Quantile(0.999)/df)
+}
 
 // runsConfirm tells whether the current build's runs are evidence enough
 // on their own: at least 3 runs, every one beyond the reference's bounds,
 // none split from the others (split),
 // and a history whose build-to-build spread is what the spread of its runs
-// predicts (the scale of the reference at most runsExplainBuilds times the
+// predicts (the scale of the reference at most runsExplainBuilds(k) times the
 // spread of the median of as many runs), so that the host's state between builds adds
 // nothing the runs do not show.
 func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64, delta float64) bool {
@@ -559,7 +569,7 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 	if len(counts) < minSingleBack {
 		return false
 	}
-	return ref.scale <= runsExplainBuilds*medianSpread(MAD(devs), Median(counts))
+	return ref.scale <= runsExplainBuilds(len(ref.vals))*medianSpread(MAD(devs), Median(counts))
 }
 
 // split tells whether the runs of one build disagree: at least 2 of them,

@@ -19,7 +19,7 @@ if [ ! -f "$store" ] || [ ! -f "$current" ]; then
   go run ./bench/genhistory -history "$history" -series "$series" -store "$store" -current "$current"
 fi
 echo "seshat regression bench: $series current entries, $history stored payloads, $(nproc) cores, $(go env GOVERSION)"
-for method in segment edivisive zscore; do
+for method in shift segment edivisive zscore; do
   # The table (the child's stdout) goes to stderr: keep only the figures.
   "$out/timecmd" -label "regression $method ($series x $history)" -- \
     "$out/seshat" -q regression --lts "$current" --history "sqlite:$store" --method "$method" \

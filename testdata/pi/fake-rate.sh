@@ -13,7 +13,11 @@ if [ -n "$2" ] && [ -f "$2" ]; then
     echo $((left - 1)) > "$2"
   fi
 fi
-awk -v s="$speed" -v h="$host" -v n="${3:-0.01}" -v seed="$$" 'BEGIN {
+# The noise of each run is its own: seeded from /dev/urandom, not from the
+# pid, whose consecutive values give awk's generator close first draws and
+# so runs of one build that agree more than runs should.
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+awk -v s="$speed" -v h="$host" -v n="${3:-0.01}" -v seed="$seed" 'BEGIN {
   srand(seed)
   g = sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand())
   r = 100 * s * h * (1 + n * g); e = 1000 / r
