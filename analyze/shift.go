@@ -177,6 +177,7 @@ type shiftTest struct {
 	se       float64 // standard error of the shift
 	beyond   bool    // every fore value beyond the bounds
 	effectOK bool
+	drift    bool // a drift through the reference explains the fore values
 }
 
 // test judges the fore values, builds at..at+len-1, against the reference.
@@ -201,8 +202,12 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 	if !t.effectOK || !t.beyond {
 		return t
 	}
+	if r.slope == 0 && s.drift(r, at, fore) {
+		t.drift = true
+		return t
+	}
 	t.p = MannWhitneyU(res, r.vals).PValue
-	t.ok = t.p <= s.Alpha && !(r.slope == 0 && s.drift(r, at, fore))
+	t.ok = t.p <= s.Alpha
 	return t
 }
 
@@ -376,7 +381,7 @@ func (s Shift) Evaluate(in Input) Result {
 	ok, at := false, t
 	for j := max(start+1, t-s.MaxFore+1); j <= t; j++ {
 		if r0, found := s.reference(y, start, j, minSingleBack, nil); found {
-			if st0 := s.test(r0, j, y[j:t+1]); st0.effectOK && st0.beyond {
+			if st0 := s.test(r0, j, y[j:t+1]); st0.effectOK && st0.beyond && !st0.drift {
 				ref, st, ok, at = r0, st0, true, j
 				break
 			}
@@ -404,7 +409,7 @@ func (s Shift) Evaluate(in Input) Result {
 	}
 	s.fill(&r, ref, st, logScale, t)
 	r.PValue = 1
-	if !st.effectOK || !st.beyond {
+	if !st.effectOK || !st.beyond || st.drift {
 		r.Status = StatusOK
 		r.Details = fmt.Sprintf("%+.2f%% against the %d build(s) before it (level %s, spread %.2f%%)%s",
 			r.DeltaPercent, len(ref.vals), fmtNum(r.Reference), 100*relScale(ref, logScale), since)
