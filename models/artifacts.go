@@ -81,6 +81,17 @@ type Usage struct {
 	Rusage      Rusage    `json:"rusage"`
 }
 
+// HostState is the host at one instant around a run.
+type HostState struct {
+	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages; absent
+	// when unreadable.
+	LoadAvg []float64 `json:"loadavg,omitempty"`
+	// Governor is the CPU frequency governor ("performance"), or each one
+	// with its CPUs when they differ ("powersave (0-5), performance
+	// (6-7)"); absent when the kernel exposes no cpufreq (most VMs).
+	Governor string `json:"governor,omitempty"`
+}
+
 // Rusage is the resource usage of the PI child process (getrusage RUSAGE_CHILDREN).
 type Rusage struct {
 	UtimeSeconds float64 `json:"utime_seconds"`
