@@ -102,11 +102,12 @@ func strictParent(c *cobra.Command) {
 
 // needsConfig tells whether a command reads seshat.yaml. Printing the
 // version or a completion script must work anywhere, even beside a broken
-// config file (shells run completion at every start).
+// config file (shells run completion at every start), and so must looking
+// at the host.
 func needsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "version", "completion", "help", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		case "version", "completion", "help", "host", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return false
 		}
 	}
@@ -133,6 +134,7 @@ func verbs(g *globals) []*cobra.Command {
 		newWorkloadCmd(g),
 		newImportCmd(g),
 		newCompareCmd(g),
+		newHostCmd(g),
 	}
 }
 

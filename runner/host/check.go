@@ -347,16 +347,16 @@ func (h Host) checkBusy(ctx context.Context, o Options) (busyCheck, error) {
 	var parts, names []string
 	for i, p := range procs {
 		if i == maxBusyListed {
-			parts = append(parts, fmt.Sprintf("%d more", len(procs)-i))
+			parts = append(parts, fmt.Sprintf("and %d more", len(procs)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (pid %d) %.0f%%", p.Name, p.PID, 100*p.CPU))
+		parts = append(parts, fmt.Sprintf("%s (pid %d) %.0f%% CPU", p.Name, p.PID, 100*p.CPU))
 		if i < 3 {
 			names = append(names, p.Name)
 		}
 	}
 	c.Status = Noisy
-	c.State = strings.Join(parts, ", ") + " of a CPU over " + o.Sample.String()
+	c.State = strings.Join(parts, ", ") + " (over " + o.Sample.String() + ")"
 	c.short = "busy: " + strings.Join(names, ", ")
 	if len(procs) > len(names) {
 		c.short += fmt.Sprintf(" and %d more", len(procs)-len(names))
