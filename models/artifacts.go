@@ -73,12 +73,18 @@ type GPU struct {
 	CUDA        string `json:"cuda,omitempty"`
 }
 
-// Usage is the content of usage.json: wall time and the child's rusage.
+// Usage is the content of usage.json: wall time and the child's rusage,
+// and the host around it: its load and governors at the start and end.
 type Usage struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	WallSeconds float64   `json:"wall_seconds"`
 	Rusage      Rusage    `json:"rusage"`
+	// HostStart and HostEnd are the host just before the child started
+	// and just after it ended; absent in runs made before they were
+	// recorded, and where the host tells neither load nor governor.
+	HostStart *HostState `json:"host_start,omitempty"`
+	HostEnd   *HostState `json:"host_end,omitempty"`
 }
 
 // HostState is the host at one instant around a run.

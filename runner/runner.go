@@ -19,6 +19,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/runner/host"
 	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
@@ -49,6 +50,9 @@ type Options struct {
 	// directory (DetectBuild; nil: Run gives the invocation an id of its
 	// own, InvocationBuild).
 	Build *models.Build
+	// Host is where the load and governors recorded around each run are
+	// read (the zero value: this machine).
+	Host host.Host
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -212,7 +216,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	if err != nil {
 		return dir, Outcome{}, err
 	}
-	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env}, w, dir, pl.Settings)
+	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env, Host: opts.Host}, w, dir, pl.Settings)
 	return dir, o, err
 }
 
@@ -253,6 +257,9 @@ type pointEnv struct {
 	Self, Python string
 	HWInfo       models.HWInfo
 	Env          []string
+	// Host is where the load and governors around each run are read (the
+	// zero value: this machine).
+	Host host.Host
 	// TermGrace, on a scheduler's node, is how long to wait for this
 	// process's own cancellation after the child died of SIGTERM, SIGINT or
 	// SIGHUP: a scheduler cancelling a job signals every process of it at
@@ -278,7 +285,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	}
 	defer stderr.Close()
 
+	hostStart := hostState(pe.Host)
 	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout})
+	hostEnd := hostState(pe.Host)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
 		case <-ctx.Done():
@@ -303,7 +312,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
 		return o, err
 	}
-	if err := writeJSON(filepath.Join(dir, UsageFile), usageOf(o)); err != nil {
+	usage := usageOf(o)
+	usage.HostStart, usage.HostEnd = hostStart, hostEnd
+	if err := writeJSON(filepath.Join(dir, UsageFile), usage); err != nil {
 		return o, err
 	}
 	// Last: its presence means the run is complete.
@@ -311,6 +322,17 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 		return o, err
 	}
 	return o, nil
+}
+
+// hostState is the host's load and governors now, nil when it tells
+// neither (not Linux). What cannot be read is left out: a run is never
+// failed for its record of the host.
+func hostState(h host.Host) *models.HostState {
+	s, _ := h.State()
+	if s.LoadAvg == nil && s.Governor == "" {
+		return nil
+	}
+	return &s
 }
 
 // killedByTerm tells whether a child's status is death by SIGTERM, SIGINT
