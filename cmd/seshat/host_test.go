@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 // TestHostCheckCommand runs `seshat host check` on this machine: a line per
@@ -63,6 +68,79 @@ func TestHostCheckInvalid(t *testing.T) {
 		r := runSeshat(t, nil, tc.args...)
 		if r.code != 4 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 4 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// hostFixture is a host recorded under runner/host/testdata/hosts.
+func hostFixture(name string) string {
+	return filepath.Join("..", "..", "runner", "host", "testdata", "hosts", name)
+}
+
+// TestHostCheckFixtures: the report of recorded hosts, as a person reads it
+// (the watch of busy processes needs a live /proc: package host tests it).
+func TestHostCheckFixtures(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"noisy-laptop", "vm-cgroupv1"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := runSeshatOn(t, hostFixture(name), "host", "check", "--sample", "0")
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			golden(t, "host_check_"+name+".txt", r.stdout)
+		})
+	}
+}
+
+const execBenchmark = `common_settings:
+  pi: exec
+  command: [sh, -c, 'echo "{\"component\": \"sh\", \"name\": \"PiEcho\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}}"']
+expe:
+  e:
+    n: [1, 2, 3]
+extra_settings: [n]
+`
+
+// TestRunWarnsOnceOnBusyHost: a busy host is said once, before anything is
+// measured, and each run records the host's load and governors.
+func TestRunWarnsOnceOnBusyHost(t *testing.T) {
+	t.Parallel()
+	bench := writeBenchmark(t, execBenchmark)
+	results := filepath.Join(t.TempDir(), "results")
+	r := runSeshatOn(t, hostFixture("noisy-laptop"), "run", "--benchmark", bench, "--results-dir", results)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	const warning = "seshat: warning: the host is busy (load 5.1 on 8 CPUs over the last minute): timings may be noisy; `seshat host check` tells what else runs\n"
+	if n := strings.Count(r.stderr, warning); n != 1 {
+		t.Errorf("the warning appears %d times, want once:\n%s", n, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(results, "e", "002__n=3", "usage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u models.Usage
+	if err := json.Unmarshal(data, &u); err != nil {
+		t.Fatal(err)
+	}
+	want := models.HostState{LoadAvg: []float64{5.12, 3.4, 2.01}, Governor: "powersave (0-5), performance (6-7)"}
+	if u.HostStart == nil || u.HostEnd == nil || !reflect.DeepEqual(*u.HostStart, want) || !reflect.DeepEqual(*u.HostEnd, want) {
+		t.Errorf("usage.json host_start %+v, host_end %+v; want %+v", u.HostStart, u.HostEnd, want)
+	}
+
+	// A quiet host, a dry run, -q: no warning.
+	for _, tc := range []struct {
+		root string
+		args []string
+	}{
+		{hostFixture("quiet-bare-metal"), []string{"run", "--benchmark", bench, "--results-dir", filepath.Join(t.TempDir(), "r")}},
+		{hostFixture("noisy-laptop"), []string{"run", "--benchmark", bench, "--dry-run"}},
+		{hostFixture("noisy-laptop"), []string{"-q", "run", "--benchmark", bench, "--results-dir", filepath.Join(t.TempDir(), "r")}},
+	} {
+		r := runSeshatOn(t, tc.root, tc.args...)
+		if r.code != 0 || strings.Contains(r.stderr, "busy") {
+			t.Errorf("%s %v: exit %d, stderr:\n%s", filepath.Base(tc.root), tc.args, r.code, r.stderr)
 		}
 	}
 }

@@ -36,7 +36,7 @@ type globals struct {
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
 	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
-		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet}
+		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet, Host: g.p.host}
 	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
 		e.ResultsBaseURL = g.settings.ResultsBaseURL
 	}

@@ -18,8 +18,6 @@ type HostCheckOptions struct {
 	// Sample is how long other processes are watched for their CPU use
 	// (0: not watched).
 	Sample time.Duration
-	// Host is the machine inspected (the zero value: this one).
-	Host host.Host
 }
 
 // HostCheck runs `seshat host check`: what makes this host noisy, one line
@@ -36,7 +34,7 @@ func HostCheck(ctx context.Context, env Env, o HostCheckOptions) error {
 	if o.Sample < 0 {
 		return exitcode.Errorf(exitcode.InvalidInput, "--sample %s: must not be negative", o.Sample)
 	}
-	r, err := host.Inspect(ctx, o.Host, host.Options{Sample: o.Sample})
+	r, err := host.Inspect(ctx, env.Host, host.Options{Sample: o.Sample})
 	if err != nil {
 		return err
 	}

@@ -192,6 +192,10 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		env.Log.Warn("hwinfo: " + w)
 	}
 	opts.HWInfo = hw
+	opts.Host = env.Host
+	if _, local := opts.Executor.(runner.Local); local {
+		warnBusyHost(env)
+	}
 	switch {
 	case env.Quiet:
 	case env.Terminal:
@@ -203,6 +207,16 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	summary.WriteCounts(env.status())
 	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return summary, err
+}
+
+// warnBusyHost warns, once before anything is measured, when other work
+// keeps this host's CPUs busy: every timing of the matrix would carry it.
+// The runs' own load comes later; usage.json records the load around
+// each of them.
+func warnBusyHost(env Env) {
+	if busy, what, ok := env.Host.Busy(); ok && busy {
+		env.Log.Warn(fmt.Sprintf("the host is busy (%s over the last minute): timings may be noisy; `seshat host check` tells what else runs", what))
+	}
 }
 
 // runBuild is the build of this invocation's runs: o.Build, else what
