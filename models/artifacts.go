@@ -74,12 +74,16 @@ type GPU struct {
 }
 
 // Usage is the content of usage.json: wall time and the child's rusage,
-// and the host around it: its load and governors at the start and end.
+// the CPUs it was pinned to, and the host around it: its load and
+// governors at the start and end.
 type Usage struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	WallSeconds float64   `json:"wall_seconds"`
 	Rusage      Rusage    `json:"rusage"`
+	// CPUs is the CPU list the child was pinned to (seshat run --cpus,
+	// "0-1,4"); absent when it was not.
+	CPUs string `json:"cpus,omitempty"`
 	// HostStart and HostEnd are the host just before the child started
 	// and just after it ended; absent in runs made before they were
 	// recorded, and where the host tells neither load nor governor.

@@ -53,6 +53,9 @@ type Options struct {
 	// Host is where the load and governors recorded around each run are
 	// read (the zero value: this machine).
 	Host host.Host
+	// CPUs, when set, pins every run's child to these CPUs (--cpus; the
+	// local executor's runs).
+	CPUs []int
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -216,7 +219,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	if err != nil {
 		return dir, Outcome{}, err
 	}
-	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env, Host: opts.Host}, w, dir, pl.Settings)
+	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env, Host: opts.Host, CPUs: opts.CPUs}, w, dir, pl.Settings)
 	return dir, o, err
 }
 
@@ -260,6 +263,8 @@ type pointEnv struct {
 	// Host is where the load and governors around each run are read (the
 	// zero value: this machine).
 	Host host.Host
+	// CPUs pins the child (nil: not pinned).
+	CPUs []int
 	// TermGrace, on a scheduler's node, is how long to wait for this
 	// process's own cancellation after the child died of SIGTERM, SIGINT or
 	// SIGHUP: a scheduler cancelling a job signals every process of it at
@@ -286,7 +291,7 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	defer stderr.Close()
 
 	hostStart := hostState(pe.Host)
-	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout})
+	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
 	hostEnd := hostState(pe.Host)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
@@ -314,6 +319,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	}
 	usage := usageOf(o)
 	usage.HostStart, usage.HostEnd = hostStart, hostEnd
+	if len(pe.CPUs) > 0 {
+		usage.CPUs = host.FormatCPUList(pe.CPUs)
+	}
 	if err := writeJSON(filepath.Join(dir, UsageFile), usage); err != nil {
 		return o, err
 	}

@@ -303,6 +303,7 @@ type usageDoc struct {
 	End         *string       `json:"end"`
 	WallSeconds float64       `json:"wall_seconds"`
 	Rusage      models.Rusage `json:"rusage"`
+	CPUs        string        `json:"cpus,omitempty"`
 	// Read on their own: a record of the host that does not decode is
 	// dropped with a warning, the usage kept.
 	HostStart json.RawMessage `json:"host_start,omitempty"`
@@ -319,6 +320,7 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		End:         usageTime(doc.End, "end", w),
 		WallSeconds: doc.WallSeconds,
 		Rusage:      doc.Rusage,
+		CPUs:        doc.CPUs,
 		HostStart:   hostState(doc.HostStart, "host_start", w),
 		HostEnd:     hostState(doc.HostEnd, "host_end", w),
 	}

@@ -386,10 +386,11 @@ func TestDecodeUsage(t *testing.T) {
 			warnings: []string{`usage.json: field start: "0000-01-01T00:00:00+01:00" is out of range`},
 		},
 		{
-			name: "the host around the run",
-			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60,
+			name: "the CPUs and the host around the run",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "cpus": "0-1",
 				"host_start": {"loadavg": [0.5, 0.25, 0.125], "governor": "performance"}, "host_end": {"loadavg": [1, 0.5, 0.25]}}`,
 			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.CPUs, "0-1")
 				assertEqual(t, u.HostStart, &models.HostState{LoadAvg: []float64{0.5, 0.25, 0.125}, Governor: "performance"})
 				assertEqual(t, u.HostEnd, &models.HostState{LoadAvg: []float64{1, 0.5, 0.25}})
 			},
