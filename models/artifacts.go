@@ -74,8 +74,8 @@ type GPU struct {
 }
 
 // Usage is the content of usage.json: wall time and the child's rusage,
-// the CPUs it was pinned to, and the host around it: its load and
-// governors at the start and end.
+// the CPUs it was pinned to, the thread counts of its environment, and the
+// host around it: its load and governors at the start and end.
 type Usage struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
@@ -84,6 +84,10 @@ type Usage struct {
 	// CPUs is the CPU list the child was pinned to (seshat run --cpus,
 	// "0-1,4"); absent when it was not.
 	CPUs string `json:"cpus,omitempty"`
+	// Threads holds the thread-count variables of the child's environment
+	// (ThreadVariables: OMP_NUM_THREADS...) that were set, inherited or
+	// from a setting, by name, as written.
+	Threads map[string]string `json:"threads,omitempty"`
 	// HostStart and HostEnd are the host just before the child started
 	// and just after it ended; absent in runs made before they were
 	// recorded, and where the host tells neither load nor governor.

@@ -290,8 +290,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	}
 	defer stderr.Close()
 
+	env := childEnv(pe.Env, settings)
 	hostStart := hostState(pe.Host)
-	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
+	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
 	hostEnd := hostState(pe.Host)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
@@ -319,6 +320,7 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	}
 	usage := usageOf(o)
 	usage.HostStart, usage.HostEnd = hostStart, hostEnd
+	usage.Threads = threadCounts(env)
 	if len(pe.CPUs) > 0 {
 		usage.CPUs = host.FormatCPUList(pe.CPUs)
 	}
@@ -399,7 +401,8 @@ func writeJSON(path string, v any) error {
 }
 
 // childEnv is the base environment plus every setting as SESHAT_<KEY>,
-// sorted (later entries win over inherited ones).
+// sorted, then the thread counts the settings set (OMP_NUM_THREADS...):
+// later entries win over inherited ones.
 func childEnv(base []string, settings map[string]any) []string {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -410,7 +413,7 @@ func childEnv(base []string, settings map[string]any) []string {
 	for _, k := range keys {
 		env = append(env, EnvName(k)+"="+models.FormatValue(settings[k]))
 	}
-	return env
+	return append(env, threadEnv(settings)...)
 }
 
 func plural(n int, one, many string) string {

@@ -299,11 +299,12 @@ func amunOSRelease(raw json.RawMessage, w warner) models.OSRelease {
 // (time.Time's own decoder names neither field nor line, and stops the
 // decoding). TestUsageDocMirrorsModel keeps the two in step.
 type usageDoc struct {
-	Start       *string       `json:"start"`
-	End         *string       `json:"end"`
-	WallSeconds float64       `json:"wall_seconds"`
-	Rusage      models.Rusage `json:"rusage"`
-	CPUs        string        `json:"cpus,omitempty"`
+	Start       *string           `json:"start"`
+	End         *string           `json:"end"`
+	WallSeconds float64           `json:"wall_seconds"`
+	Rusage      models.Rusage     `json:"rusage"`
+	CPUs        string            `json:"cpus,omitempty"`
+	Threads     map[string]string `json:"threads,omitempty"`
 	// Read on their own: a record of the host that does not decode is
 	// dropped with a warning, the usage kept.
 	HostStart json.RawMessage `json:"host_start,omitempty"`
@@ -321,6 +322,7 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		WallSeconds: doc.WallSeconds,
 		Rusage:      doc.Rusage,
 		CPUs:        doc.CPUs,
+		Threads:     doc.Threads,
 		HostStart:   hostState(doc.HostStart, "host_start", w),
 		HostEnd:     hostState(doc.HostEnd, "host_end", w),
 	}
