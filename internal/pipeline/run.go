@@ -119,9 +119,17 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 			return exitcode.Errorf(exitcode.InvalidInput, "%s %q: must be one line of text", f.flag, f.value)
 		}
 	}
+	// Refused with the other flags, before the benchmark file is read
+	// (runPoints reads it again for the runs).
+	if _, err := pinnedCPUs(o); err != nil {
+		return err
+	}
 	points, err := expandBenchmark(env, o.Benchmark, o.Expe)
 	if err != nil {
 		return err
+	}
+	if !o.DryRun && (o.Executor == "" || o.Executor == "local") {
+		warnBusyHost(env)
 	}
 	_, err = runPoints(ctx, env, o, points)
 	return err
@@ -236,9 +244,6 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	}
 	opts.HWInfo = hw
 	opts.Host = env.Host
-	if _, local := opts.Executor.(runner.Local); local {
-		warnBusyHost(env)
-	}
 	switch {
 	case env.Quiet:
 	case env.Terminal:
