@@ -73,12 +73,37 @@ type GPU struct {
 	CUDA        string `json:"cuda,omitempty"`
 }
 
-// Usage is the content of usage.json: wall time and the child's rusage.
+// Usage is the content of usage.json: wall time and the child's rusage,
+// the CPUs it was pinned to, the thread counts of its environment, and the
+// host around it: its load and governors at the start and end.
 type Usage struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	WallSeconds float64   `json:"wall_seconds"`
 	Rusage      Rusage    `json:"rusage"`
+	// CPUs is the CPU list the child was pinned to (seshat run --cpus,
+	// "0-1,4"); absent when it was not.
+	CPUs string `json:"cpus,omitempty"`
+	// Threads holds the thread-count variables of the child's environment
+	// (ThreadVariables: OMP_NUM_THREADS...) that were set, inherited or
+	// from a setting, by name, as written.
+	Threads map[string]string `json:"threads,omitempty"`
+	// HostStart and HostEnd are the host just before the child started
+	// and just after it ended; absent in runs made before they were
+	// recorded, and where the host tells neither load nor governor.
+	HostStart *HostState `json:"host_start,omitempty"`
+	HostEnd   *HostState `json:"host_end,omitempty"`
+}
+
+// HostState is the host at one instant around a run.
+type HostState struct {
+	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages; absent
+	// when unreadable.
+	LoadAvg []float64 `json:"loadavg,omitempty"`
+	// Governor is the CPU frequency governor ("performance"), or each one
+	// with its CPUs when they differ ("powersave (0-5), performance
+	// (6-7)"); absent when the kernel exposes no cpufreq (most VMs).
+	Governor string `json:"governor,omitempty"`
 }
 
 // Rusage is the resource usage of the PI child process (getrusage RUSAGE_CHILDREN).

@@ -160,3 +160,22 @@ func formatFloat(x float64, bits int) string {
 	}
 	return strconv.FormatFloat(x, 'g', -1, bits)
 }
+
+// ThreadVariable is a thread-count environment variable a run can set with
+// a setting of the same name in lower case.
+type ThreadVariable struct {
+	// Setting is the benchmark setting (omp_num_threads), read by the
+	// runner whatever the workload, and the pi workload's label.
+	Setting string
+	// Env is the variable the run's child gets (OMP_NUM_THREADS).
+	Env string
+}
+
+// ThreadVariables are the thread counts every run records (usage.json's
+// threads) and can set per matrix value: OpenMP's, OpenBLAS's and MKL's
+// pools, which numpy, torch and most BLAS-backed code size from them.
+var ThreadVariables = []ThreadVariable{
+	{Setting: "omp_num_threads", Env: "OMP_NUM_THREADS"},
+	{Setting: "openblas_num_threads", Env: "OPENBLAS_NUM_THREADS"},
+	{Setting: "mkl_num_threads", Env: "MKL_NUM_THREADS"},
+}

@@ -12,9 +12,14 @@
 // settings.yaml, .uuid, config.yaml and build.json, executes the workload's
 // child command (Execute: own process group and, where the host allows, own
 // cgroup, else seshat as child subreaper, so that the timeout and the end
-// of the run kill every descendant, detached or not; logs to
-// files, rusage), then writes hwinfo.json (collected once per invocation by
-// CollectHWInfo), usage.json and, last and atomically, exit_code.
+// of the run kill every descendant, detached or not; pinned to Options.CPUs
+// when set; logs to files, rusage), then writes hwinfo.json (collected once
+// per invocation by CollectHWInfo), usage.json (with the CPUs, the thread
+// counts of the child's environment, and the host's load and governors just
+// before and after, read by runner/host) and, last and atomically,
+// exit_code. The thread-count settings (models.ThreadVariables) are the
+// runner's own, like workload and repeat: exported to the child as
+// OMP_NUM_THREADS and the like, whatever the workload.
 //
 // A failed run is data: it is recorded and the matrix goes on. An
 // interrupted run (context cancelled) has its processes killed and its

@@ -23,6 +23,9 @@ type Exec struct {
 	Stdout, Stderr *os.File
 	// Timeout kills every process of the run after this long (0: never).
 	Timeout time.Duration
+	// CPUs, when set, pins the child to these CPUs (sched_setaffinity);
+	// everything it starts inherits the mask.
+	CPUs []int
 
 	// noCgroup forces the subreaper fallback of the containment (tests).
 	noCgroup bool
@@ -70,14 +73,23 @@ func Execute(ctx context.Context, x Exec) Outcome {
 	c := newContainment(x.noCgroup)
 	defer c.release()
 	o := Outcome{Start: time.Now()}
-	cmd, err := c.start(func() *exec.Cmd {
-		cmd := exec.Command(x.Args[0], x.Args[1:]...)
-		cmd.Env = slices.Clone(x.Env)
-		cmd.Dir = x.Dir
-		cmd.Stdout, cmd.Stderr = x.Stdout, x.Stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd
-	})
+	start := func() (*exec.Cmd, error) {
+		return c.start(func() *exec.Cmd {
+			cmd := exec.Command(x.Args[0], x.Args[1:]...)
+			cmd.Env = slices.Clone(x.Env)
+			cmd.Dir = x.Dir
+			cmd.Stdout, cmd.Stderr = x.Stdout, x.Stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			return cmd
+		})
+	}
+	var cmd *exec.Cmd
+	var err error
+	if len(x.CPUs) > 0 {
+		cmd, err = startPinned(x.CPUs, start)
+	} else {
+		cmd, err = start()
+	}
 	if err != nil {
 		o.End, o.ExitCode, o.Err = time.Now(), StartFailureExitCode, err
 		return o

@@ -63,8 +63,12 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 				if e.Repeat > 0 {
 					s[RepeatSetting] = r
 				}
-				if r == 0 && check != nil {
-					if err := check(s); err != nil {
+				if r == 0 {
+					err := checkThreadSettings(s)
+					if err == nil && check != nil {
+						err = check(s)
+					}
+					if err != nil {
 						msg := err.Error()
 						if !seen[e.Name+"\x00"+msg] && len(errs) < maxReported {
 							seen[e.Name+"\x00"+msg] = true

@@ -19,6 +19,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/runner/host"
 	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
@@ -49,6 +50,12 @@ type Options struct {
 	// directory (DetectBuild; nil: Run gives the invocation an id of its
 	// own, InvocationBuild).
 	Build *models.Build
+	// Host is where the load and governors recorded around each run are
+	// read (the zero value: this machine).
+	Host host.Host
+	// CPUs, when set, pins every run's child to these CPUs (--cpus; the
+	// local executor's runs).
+	CPUs []int
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -212,7 +219,7 @@ func runOne(ctx context.Context, opts Options, pl Planned) (string, Outcome, err
 	if err != nil {
 		return dir, Outcome{}, err
 	}
-	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env}, w, dir, pl.Settings)
+	o, err := runIn(ctx, pointEnv{Timeout: opts.Timeout, Self: opts.Self, Python: opts.Python, HWInfo: opts.HWInfo, Env: opts.Env, Host: opts.Host, CPUs: opts.CPUs}, w, dir, pl.Settings)
 	return dir, o, err
 }
 
@@ -253,6 +260,11 @@ type pointEnv struct {
 	Self, Python string
 	HWInfo       models.HWInfo
 	Env          []string
+	// Host is where the load and governors around each run are read (the
+	// zero value: this machine).
+	Host host.Host
+	// CPUs pins the child (nil: not pinned).
+	CPUs []int
 	// TermGrace, on a scheduler's node, is how long to wait for this
 	// process's own cancellation after the child died of SIGTERM, SIGINT or
 	// SIGHUP: a scheduler cancelling a job signals every process of it at
@@ -278,7 +290,10 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	}
 	defer stderr.Close()
 
-	o := Execute(ctx, Exec{Args: args, Env: childEnv(pe.Env, settings), Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout})
+	env := childEnv(pe.Env, settings)
+	hostStart := hostState(pe.Host)
+	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
+	hostEnd := hostState(pe.Host)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
 		case <-ctx.Done():
@@ -303,7 +318,13 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	if err := writeJSON(filepath.Join(dir, HWInfoFile), hw); err != nil {
 		return o, err
 	}
-	if err := writeJSON(filepath.Join(dir, UsageFile), usageOf(o)); err != nil {
+	usage := usageOf(o)
+	usage.HostStart, usage.HostEnd = hostStart, hostEnd
+	usage.Threads = threadCounts(env)
+	if len(pe.CPUs) > 0 {
+		usage.CPUs = host.FormatCPUList(pe.CPUs)
+	}
+	if err := writeJSON(filepath.Join(dir, UsageFile), usage); err != nil {
 		return o, err
 	}
 	// Last: its presence means the run is complete.
@@ -311,6 +332,17 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 		return o, err
 	}
 	return o, nil
+}
+
+// hostState is the host's load and governors now, nil when it tells
+// neither (not Linux). What cannot be read is left out: a run is never
+// failed for its record of the host.
+func hostState(h host.Host) *models.HostState {
+	s, _ := h.State()
+	if s.LoadAvg == nil && s.Governor == "" {
+		return nil
+	}
+	return &s
 }
 
 // killedByTerm tells whether a child's status is death by SIGTERM, SIGINT
@@ -369,7 +401,8 @@ func writeJSON(path string, v any) error {
 }
 
 // childEnv is the base environment plus every setting as SESHAT_<KEY>,
-// sorted (later entries win over inherited ones).
+// sorted, then the thread counts the settings set (OMP_NUM_THREADS...):
+// later entries win over inherited ones.
 func childEnv(base []string, settings map[string]any) []string {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -380,7 +413,7 @@ func childEnv(base []string, settings map[string]any) []string {
 	for _, k := range keys {
 		env = append(env, EnvName(k)+"="+models.FormatValue(settings[k]))
 	}
-	return env
+	return append(env, threadEnv(settings)...)
 }
 
 func plural(n int, one, many string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/runner/host"
 	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
@@ -172,6 +173,10 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	if !u.End.After(u.Start) || u.WallSeconds <= 0 || u.Rusage.MaxRSSBytes < 1<<20 || u.Start.Location() != time.UTC {
 		t.Errorf("usage %+v", u)
 	}
+	// This machine's load around the run (Linux always tells it).
+	if _, err := os.Stat("/proc/loadavg"); err == nil && (u.HostStart == nil || len(u.HostStart.LoadAvg) != 3 || u.HostEnd == nil || len(u.HostEnd.LoadAvg) != 3) {
+		t.Errorf("usage.json lacks the host's load: start %+v, end %+v", u.HostStart, u.HostEnd)
+	}
 	if !strings.Contains(log.String(), "[4/4] e/003__helper=exit-3_repeat=1: exit code 3") {
 		t.Errorf("progress log:\n%s", log.String())
 	}
@@ -186,6 +191,36 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	roots, warns, err := store.Discover(results)
 	if err != nil || len(warns) > 0 || len(roots) != 4 {
 		t.Fatalf("discover: %d roots, %v, %v", len(roots), warns, err)
+	}
+}
+
+// TestRunRecordsTheHost: usage.json holds the host's load and governors
+// read just before and just after the run.
+func TestRunRecordsTheHost(t *testing.T) {
+	t.Parallel()
+	results := t.TempDir()
+	opts := runOpts(t, results, "expe:\n  e:\n    helper: exit 0\n")
+	opts.Host = host.Host{Root: filepath.Join("host", "testdata", "hosts", "noisy-laptop")}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var u models.Usage
+	decodeStrict(t, filepath.Join(results, "e", "000__run", UsageFile), &u)
+	want := &models.HostState{LoadAvg: []float64{5.12, 3.40, 2.01}, Governor: "powersave (0-5), performance (6-7)"}
+	if !reflect.DeepEqual(u.HostStart, want) || !reflect.DeepEqual(u.HostEnd, want) {
+		t.Errorf("host_start %+v, host_end %+v; want %+v", u.HostStart, u.HostEnd, want)
+	}
+	// A host that tells nothing: no record, the run as good.
+	results = t.TempDir()
+	opts = runOpts(t, results, "expe:\n  e:\n    helper: exit 0\n")
+	opts.Host = host.Host{Root: t.TempDir()}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	u = models.Usage{}
+	decodeStrict(t, filepath.Join(results, "e", "000__run", UsageFile), &u)
+	if u.HostStart != nil || u.HostEnd != nil || u.WallSeconds <= 0 {
+		t.Errorf("usage %+v", u)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/hbollon/go-edlib"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // SettingsReader names the settings a point reads (the workload's
@@ -22,8 +23,16 @@ type SettingsReader interface {
 	Names() []string
 }
 
-// runnerKeys are read by the runner itself, whatever the workload.
-var runnerKeys = []string{"workload", RepeatKey}
+// runnerKeys are read by the runner itself, whatever the workload: the
+// workload, repeat and the thread counts it exports
+// (models.ThreadVariables).
+var runnerKeys = func() []string {
+	keys := []string{"workload", RepeatKey}
+	for _, tv := range models.ThreadVariables {
+		keys = append(keys, tv.Setting)
+	}
+	return keys
+}()
 
 // CheckSettings refuses the settings no run reads, so that a misspelt
 // setting (repetitons: 5) does not run silently with the default:

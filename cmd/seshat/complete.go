@@ -24,6 +24,7 @@ var flagValues = map[string]map[string]func() []string{
 	"regression": {"method": analyze.Names, "executor": executors},
 	"run":        {"executor": executors},
 	"compare":    {"format": func() []string { return compare.Formats }},
+	"check":      {"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} }}, // host check
 	"history":    {"format": func() []string { return []string{pipeline.FormatTable, pipeline.FormatJSON} }},
 	"kpis":       {"format": func() []string { return []string{pipeline.FormatOpenMetrics, pipeline.FormatJSON} }},
 	"visualize":  {"generate": pipeline.Generators, "history-axis": plotting.HistoryAxes},

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/seshat-bench/seshat/runner/host"
 )
 
 // update rewrites the golden files of the command tests instead of comparing:
@@ -30,6 +32,18 @@ func runSeshat(t *testing.T, env map[string]string, args ...string) result {
 // from), in place of this test process's own.
 func runSeshatIn(t *testing.T, getenv map[string]string, environ []string, args ...string) result {
 	t.Helper()
+	return runSeshatWith(t, getenv, environ, host.Host{}, args...)
+}
+
+// runSeshatOn runs seshat on the host recorded under root (its /proc and
+// /sys, for `host check` and what `run` records and warns about).
+func runSeshatOn(t *testing.T, root string, args ...string) result {
+	t.Helper()
+	return runSeshatWith(t, nil, os.Environ(), host.Host{Root: root}, args...)
+}
+
+func runSeshatWith(t *testing.T, getenv map[string]string, environ []string, h host.Host, args ...string) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	p := &process{
 		ctx:  context.Background(),
@@ -42,6 +56,7 @@ func runSeshatIn(t *testing.T, getenv map[string]string, environ []string, args 
 		stdin:   &bytes.Buffer{},
 		stdout:  &stdout,
 		stderr:  &stderr,
+		host:    h,
 	}
 	code := execute(p)
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/seshat-bench/seshat/runner/host"
 )
 
 // process is everything a command touches of the outside world. main builds
@@ -23,6 +25,9 @@ type process struct {
 	stderrTTY bool // progress bars and colours only on a terminal
 	// stderrWidth is the width of that terminal in columns (0: unknown).
 	stderrWidth func() int
+	// host is the machine's /proc and /sys (the zero value: the real ones;
+	// tests point it at a recorded tree).
+	host host.Host
 }
 
 func osProcess() *process {

@@ -36,7 +36,7 @@ type globals struct {
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
 	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
-		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet}
+		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet, Host: g.p.host}
 	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
 		e.ResultsBaseURL = g.settings.ResultsBaseURL
 	}
@@ -102,11 +102,12 @@ func strictParent(c *cobra.Command) {
 
 // needsConfig tells whether a command reads seshat.yaml. Printing the
 // version or a completion script must work anywhere, even beside a broken
-// config file (shells run completion at every start).
+// config file (shells run completion at every start), and so must looking
+// at the host.
 func needsConfig(cmd *cobra.Command) bool {
 	for c := cmd; c != nil; c = c.Parent() {
 		switch c.Name() {
-		case "version", "completion", "help", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		case "version", "completion", "help", "host", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return false
 		}
 	}
@@ -133,6 +134,7 @@ func verbs(g *globals) []*cobra.Command {
 		newWorkloadCmd(g),
 		newImportCmd(g),
 		newCompareCmd(g),
+		newHostCmd(g),
 	}
 }
 

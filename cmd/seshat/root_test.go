@@ -277,8 +277,9 @@ func TestDefaultConfigFile(t *testing.T) {
 	if r.code != 4 || !strings.Contains(r.stderr, "seshat.yaml:2: unknown key parse.filterz") {
 		t.Errorf("broken ./seshat.yaml: exit %d, stderr %q", r.code, r.stderr)
 	}
-	// Printing the version or a completion script does not read it.
-	for _, args := range [][]string{{"version"}, {"completion", "bash"}} {
+	// Printing the version or a completion script, or looking at the host,
+	// does not read it.
+	for _, args := range [][]string{{"version"}, {"completion", "bash"}, {"host", "check", "--sample", "0"}} {
 		if r := runSeshat(t, nil, args...); r.code != 0 {
 			t.Errorf("%v beside a broken seshat.yaml: exit %d, stderr %q", args, r.code, r.stderr)
 		}

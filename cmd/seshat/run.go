@@ -41,6 +41,7 @@ otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
 	f.StringVar(&o.BuildID, "build-id", "", "build.json id: runs sharing it are runs of one build (default: <engine>-<run id> in CI, else the git commit, else one id per invocation)")
 	f.StringVar(&o.Commit, "commit", "", "build.json commit under test (default: the CI's, else git's HEAD)")
 	f.StringVar(&o.Ref, "ref", "", "build.json ref, the branch or tag under test (default: the CI's, else git's branch)")
+	f.StringVar(&o.CPUs, "cpus", "", "pin every run's PI to these CPUs, a list like 0, 0-3 or 0,2 (sched_setaffinity; local executor)")
 	f.StringVar(&o.Executor, "executor", "local", "where the points run: local (child processes), slurm (job arrays) or kubernetes (Jobs); see the executor section of seshat.yaml")
 	config.BindKey(f, "executor", "executor.name")
 	config.BindKey(f, "benchmark", "run.benchmark")
@@ -50,5 +51,6 @@ otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
 	config.BindKey(f, "build-id", "run.build_id")
 	config.BindKey(f, "commit", "run.commit")
 	config.BindKey(f, "ref", "run.ref")
+	config.BindKey(f, "cpus", "run.cpus")
 	return cmd
 }

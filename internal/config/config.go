@@ -54,6 +54,8 @@ type RunConfig struct {
 	BuildID string `yaml:"build_id"`
 	Commit  string `yaml:"commit"`
 	Ref     string `yaml:"ref"`
+	// CPUs pins every run's PI to a CPU list (--cpus).
+	CPUs string `yaml:"cpus"`
 }
 
 // Executor is the `executor` section: where `seshat run` runs the points

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"io"
 	"log/slog"
+
+	"github.com/seshat-bench/seshat/runner/host"
 )
 
 // Env is the process as a pipeline call sees it, with the settings that
@@ -24,6 +26,9 @@ type Env struct {
 	TermWidth func() int
 	// Quiet (-q) keeps stderr for errors: no progress, no status lines.
 	Quiet bool
+	// Host is the machine's /proc and /sys, where `host check` looks and
+	// what `run` records around each run (the zero value: this machine's).
+	Host host.Host
 }
 
 // status is where status lines go (parse statistics, summaries): stderr,

@@ -18,6 +18,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
+	"github.com/seshat-bench/seshat/runner/host"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -46,6 +47,9 @@ type RunOptions struct {
 	// Build, when set, is the build of every run, as is, and nothing is
 	// detected: what re-runs points of a build under its identity.
 	Build *models.Build
+	// CPUs is --cpus: a CPU list ("0-1,4") every run's child is pinned to
+	// ("": not pinned). Local executor only.
+	CPUs string
 }
 
 // DefaultWorkload is the workload of points whose settings name none.
@@ -115,12 +119,55 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 			return exitcode.Errorf(exitcode.InvalidInput, "%s %q: must be one line of text", f.flag, f.value)
 		}
 	}
+	// Refused with the other flags, before the benchmark file is read
+	// (runPoints reads it again for the runs).
+	if _, err := pinnedCPUs(o); err != nil {
+		return err
+	}
 	points, err := expandBenchmark(env, o.Benchmark, o.Expe)
 	if err != nil {
 		return err
 	}
+	if !o.DryRun && (o.Executor == "" || o.Executor == "local") {
+		warnBusyHost(env)
+	}
 	_, err = runPoints(ctx, env, o, points)
 	return err
+}
+
+// pinnedCPUs reads --cpus: a CPU list naming only CPUs this process may
+// run on (its affinity: the online CPUs, less what a cpuset, taskset or
+// numactl took away), for the local executor. Anything else is invalid
+// input naming the flag and the CPUs at fault.
+func pinnedCPUs(o RunOptions) ([]int, error) {
+	if o.CPUs == "" {
+		return nil, nil
+	}
+	cpus, err := host.ParseCPUList(o.CPUs)
+	if err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--cpus %q: not a CPU list (like 0, 0-3 or 0,2,4-7): %w", o.CPUs, err)
+	}
+	if o.Executor != "" && o.Executor != "local" {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--cpus pins the runs of the local executor; with --executor %s the scheduler places them (its own CPU binding)", o.Executor)
+	}
+	allowed, err := host.AllowedCPUs()
+	if err != nil {
+		return nil, fmt.Errorf("--cpus: %w", err)
+	}
+	var missing []int
+	for _, c := range cpus {
+		if !slices.Contains(allowed, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		which := "CPUs " + host.FormatCPUList(missing) + " are"
+		if len(missing) == 1 {
+			which = "CPU " + host.FormatCPUList(missing) + " is"
+		}
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--cpus %s: %s not among the CPUs seshat may run on here (%s)", o.CPUs, which, host.FormatCPUList(allowed))
+	}
+	return cpus, nil
 }
 
 // expandBenchmark loads a benchmark file and expands the experiments named
@@ -160,7 +207,10 @@ func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, 
 // runPoints runs points as o says (executor, timeout, build...), with a
 // progress bar or log lines, and prints the summary on stderr.
 func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point) (runner.Summary, error) {
-	var err error
+	cpus, err := pinnedCPUs(o)
+	if err != nil {
+		return runner.Summary{}, err
+	}
 	opts := runner.Options{
 		ResultsDir:  o.ResultsDir,
 		Points:      points,
@@ -170,6 +220,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		Python:      o.Python,
 		Lookup:      lookupRunner,
 		Env:         env.Environ,
+		CPUs:        cpus,
 	}
 	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster); err != nil {
 		return runner.Summary{}, err
@@ -192,6 +243,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		env.Log.Warn("hwinfo: " + w)
 	}
 	opts.HWInfo = hw
+	opts.Host = env.Host
 	switch {
 	case env.Quiet:
 	case env.Terminal:
@@ -203,6 +255,16 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	summary.WriteCounts(env.status())
 	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return summary, err
+}
+
+// warnBusyHost warns, once before anything is measured, when other work
+// keeps this host's CPUs busy: every timing of the matrix would carry it.
+// The runs' own load comes later; usage.json records the load around
+// each of them.
+func warnBusyHost(env Env) {
+	if busy, what, ok := env.Host.Busy(); ok && busy {
+		env.Log.Warn(fmt.Sprintf("the host is busy (%s over the last minute): timings may be noisy; `seshat host check` tells what else runs", what))
+	}
 }
 
 // runBuild is the build of this invocation's runs: o.Build, else what

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -298,10 +299,16 @@ func amunOSRelease(raw json.RawMessage, w warner) models.OSRelease {
 // (time.Time's own decoder names neither field nor line, and stops the
 // decoding). TestUsageDocMirrorsModel keeps the two in step.
 type usageDoc struct {
-	Start       *string       `json:"start"`
-	End         *string       `json:"end"`
-	WallSeconds float64       `json:"wall_seconds"`
-	Rusage      models.Rusage `json:"rusage"`
+	Start       *string           `json:"start"`
+	End         *string           `json:"end"`
+	WallSeconds float64           `json:"wall_seconds"`
+	Rusage      models.Rusage     `json:"rusage"`
+	CPUs        string            `json:"cpus,omitempty"`
+	Threads     map[string]string `json:"threads,omitempty"`
+	// Read on their own: a record of the host that does not decode is
+	// dropped with a warning, the usage kept.
+	HostStart json.RawMessage `json:"host_start,omitempty"`
+	HostEnd   json.RawMessage `json:"host_end,omitempty"`
 }
 
 func decodeUsage(data []byte, w warner) *models.Usage {
@@ -314,6 +321,10 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		End:         usageTime(doc.End, "end", w),
 		WallSeconds: doc.WallSeconds,
 		Rusage:      doc.Rusage,
+		CPUs:        doc.CPUs,
+		Threads:     doc.Threads,
+		HostStart:   hostState(doc.HostStart, "host_start", w),
+		HostEnd:     hostState(doc.HostEnd, "host_end", w),
 	}
 	if !u.Start.IsZero() && !u.End.IsZero() && u.End.Before(u.Start) {
 		w.Warnf("%s: field end: %s is before start %s", UsageFile, u.End.Format(time.RFC3339Nano), u.Start.Format(time.RFC3339Nano))
@@ -325,6 +336,28 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		w.Warnf("%s: field rusage: negative CPU time (utime %v, stime %v)", UsageFile, u.Rusage.UtimeSeconds, u.Rusage.StimeSeconds)
 	}
 	return &u
+}
+
+// hostState decodes a host_start or host_end. One that is not an object
+// of the contract's fields, or whose load averages are not three numbers
+// at least 0, is dropped with a warning naming the field.
+func hostState(raw json.RawMessage, field string, w warner) *models.HostState {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var s models.HostState
+	if err := json.Unmarshal(raw, &s); err != nil {
+		w.Warnf("%s: field %s: %s", UsageFile, field, parsers.Truncate(err.Error(), 120))
+		return nil
+	}
+	if s.LoadAvg != nil && (len(s.LoadAvg) != 3 || slices.ContainsFunc(s.LoadAvg, func(v float64) bool { return v < 0 })) {
+		w.Warnf("%s: field %s.loadavg: %v is not three load averages", UsageFile, field, s.LoadAvg)
+		s.LoadAvg = nil
+	}
+	if s.LoadAvg == nil && s.Governor == "" {
+		return nil
+	}
+	return &s
 }
 
 // usageTime parses an RFC 3339 time and returns it in UTC (the contract's

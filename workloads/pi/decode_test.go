@@ -385,6 +385,29 @@ func TestDecodeUsage(t *testing.T) {
 			data:     `{"start": "0000-01-01T00:00:00+01:00", "end": "2025-03-14T02:31:00Z"}`,
 			warnings: []string{`usage.json: field start: "0000-01-01T00:00:00+01:00" is out of range`},
 		},
+		{
+			name: "the CPUs and the host around the run",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "cpus": "0-1",
+				"host_start": {"loadavg": [0.5, 0.25, 0.125], "governor": "performance"}, "host_end": {"loadavg": [1, 0.5, 0.25]}}`,
+			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.CPUs, "0-1")
+				assertEqual(t, u.HostStart, &models.HostState{LoadAvg: []float64{0.5, 0.25, 0.125}, Governor: "performance"})
+				assertEqual(t, u.HostEnd, &models.HostState{LoadAvg: []float64{1, 0.5, 0.25}})
+			},
+		},
+		{
+			name: "a broken record of the host is dropped, the usage kept",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60,
+				"host_start": {"loadavg": "high"}, "host_end": {"loadavg": [1, -2], "governor": "powersave"}}`,
+			warnings: []string{"usage.json: field host_start: json: cannot unmarshal string",
+				"usage.json: field host_end.loadavg: [1 -2] is not three load averages"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.HostStart != nil || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v", u)
+				}
+				assertEqual(t, u.HostEnd, &models.HostState{Governor: "powersave"})
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {

@@ -192,6 +192,34 @@ func TestLabels(t *testing.T) {
 			models.Settings{},
 			func(r *Results) {},
 			map[string]string{"pi": "matmul", "backend": "numpy", "framework": "numpy"}},
+		{"the thread variables of numpy's environment, one label each",
+			models.Settings{"pi": "matmul", "backend": "numpy"},
+			func(r *Results) {
+				r.Usage.Threads = map[string]string{"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "4"}
+			},
+			map[string]string{"openblas_num_threads": "1", "omp_num_threads": "4", "mkl_num_threads": "", "threads": ""}},
+		{"numpy given threads: the threads label alone, the variables were its own",
+			models.Settings{"pi": "matmul", "backend": "numpy", "threads": 2},
+			func(r *Results) {
+				r.PI.Parameters["threads"] = 2.0
+				r.Usage.Threads = map[string]string{"OPENBLAS_NUM_THREADS": "1"}
+			},
+			map[string]string{"threads": "2", "openblas_num_threads": ""}},
+		{"gonum reads no thread variable",
+			models.Settings{"pi": "matmul", "backend": "gonum"},
+			func(r *Results) {
+				r.PI.Component = "gonum"
+				r.PI.Parameters["threads"] = 1.0
+				r.Usage.Threads = map[string]string{"OMP_NUM_THREADS": "8"}
+			},
+			map[string]string{"threads": "1", "omp_num_threads": ""}},
+		{"an exec PI's command may read them all",
+			models.Settings{"pi": "exec"},
+			func(r *Results) {
+				r.PI.Component, r.PI.Name = "llama.cpp", "PiServe"
+				r.Usage.Threads = map[string]string{"MKL_NUM_THREADS": "16"}
+			},
+			map[string]string{"pi": "exec", "backend": "llama.cpp", "mkl_num_threads": "16"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,8 +229,8 @@ func TestLabels(t *testing.T) {
 			labels := map[string]string{}
 			fillLabels(labels, tt.settings, r)
 			for k, v := range tt.want {
-				if labels[k] != v {
-					t.Errorf("label %s = %q, want %q (all: %v)", k, labels[k], v, labels)
+				if got, set := labels[k]; got != v || set != (v != "") {
+					t.Errorf("label %s = %q (set: %v), want %q (all: %v)", k, got, set, v, labels)
 				}
 			}
 			if _, gpu := tt.want["gpu_model"]; !gpu && labels["gpu_model"] != "" {

@@ -27,6 +27,17 @@ var shapeLabels = []kpi.Label{
 	{Name: "module", Help: "import: the module imported"},
 }
 
+// threadLabels are the thread-count variables of the PI's environment
+// (usage.json's threads), one label each, named as the settings that set
+// them: OPENBLAS_NUM_THREADS=1 is a series of its own.
+var threadLabels = func() []kpi.Label {
+	var out []kpi.Label
+	for _, tv := range models.ThreadVariables {
+		out = append(out, kpi.Label{Name: tv.Setting, Help: tv.Env + " of the PI's environment, when set (not for gonum, nor numpy and torch given threads)"})
+	}
+	return out
+}()
+
 var labelsModel = kpi.LabelsModel{
 	SettingsVersion: KPISettingsVersion,
 	Labels: append([]kpi.Label{
@@ -42,7 +53,7 @@ var labelsModel = kpi.LabelsModel{
 		{Name: "cuda_version", Help: "the CUDA version, for GPU runs"},
 		{Name: "os", Help: "distribution and version (ubuntu 22.04)", Required: true},
 		{Name: "kernel", Help: "the Linux kernel release", Required: true},
-	}, shapeLabels...),
+	}, append(shapeLabels, threadLabels...)...),
 }
 
 // fillLabels sets every label the run's settings and results tell; the
@@ -98,6 +109,15 @@ func fillLabels(labels map[string]string, settings map[string]any, r *Results) {
 	set("dtype", param("dtype"))
 	for _, l := range shapeLabels {
 		set(l.Name, param(l.Name))
+	}
+	// gonum reads none of the thread variables (its threads is GOMAXPROCS),
+	// and numpy and torch given threads set all three to it: the threads
+	// label then says it all.
+	threadsOverride := param("threads") != "" && (backend == "numpy" || backend == "torch")
+	if r.Usage != nil && backend != "gonum" && !threadsOverride {
+		for _, tv := range models.ThreadVariables {
+			set(tv.Setting, r.Usage.Threads[tv.Env])
+		}
 	}
 	if hw := r.HWInfo; hw != nil {
 		set("cpu_model", hw.CPU.Model)

@@ -243,6 +243,15 @@ func Decode(settings map[string]any) (*Params, error) {
 	if p.Threads, err = r.intMin("threads", defaultThreads, 1); err != nil {
 		return nil, err
 	}
+	if p.Threads > 0 && p.Backend != "gonum" {
+		// numpy and torch export threads as the three variables themselves
+		// (threadEnv), over what the runner exported for these settings.
+		for _, tv := range models.ThreadVariables {
+			if _, set := settings[tv.Setting]; set {
+				return nil, &SettingError{tv.Setting, fmt.Sprintf("threads: %d already sets %s for %s; set one or the other", p.Threads, tv.Env, p.Backend)}
+			}
+		}
+	}
 	seed, err := r.intMin("seed", defaultSeed, 0)
 	if err != nil {
 		return nil, err

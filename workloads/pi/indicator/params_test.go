@@ -116,6 +116,20 @@ func TestDecode(t *testing.T) {
 		{name: "numpy on gpu", settings: map[string]any{"pi": "matmul", "backend": "numpy", "device": "gpu"}, errKey: "device"},
 		{name: "unknown device", settings: map[string]any{"pi": "matmul", "backend": "torch", "device": "tpu"}, errKey: "device"},
 		{name: "gonum float16", settings: map[string]any{"pi": "matmul", "backend": "gonum", "dtype": "float16"}, errKey: "dtype"},
+		{name: "numpy threads and openblas_num_threads", settings: map[string]any{"pi": "matmul", "backend": "numpy", "threads": 2, "openblas_num_threads": 1}, errKey: "openblas_num_threads"},
+		{name: "torch import threads and omp_num_threads", settings: map[string]any{"pi": "import", "backend": "torch", "threads": 2, "omp_num_threads": 1}, errKey: "omp_num_threads"},
+		{name: "numpy with a thread variable only", settings: map[string]any{"pi": "matmul", "backend": "numpy", "mkl_num_threads": 1},
+			check: func(t *testing.T, p *Params) {
+				if p.Threads != 0 {
+					t.Errorf("threads %d", p.Threads)
+				}
+			}},
+		{name: "gonum threads beside a thread variable it ignores", settings: map[string]any{"pi": "matmul", "backend": "gonum", "threads": 2, "omp_num_threads": 1},
+			check: func(t *testing.T, p *Params) {
+				if p.Threads != 2 {
+					t.Errorf("threads %d", p.Threads)
+				}
+			}},
 		{name: "size not a number", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": "big"}, errKey: "matrix_size"},
 		{name: "size zero", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 0}, errKey: "matrix_size"},
 		{name: "size absurd", settings: map[string]any{"pi": "matmul", "backend": "gonum", "matrix_size": 1 << 30}, errKey: "matrix_size"},

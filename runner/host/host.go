@@ -1,0 +1,156 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/parsers"
+)
+
+// Host is where the kernel's files are read. The zero value reads this
+// machine's /proc and /sys; tests point Root at a recorded tree.
+type Host struct {
+	// Root prefixes /proc and /sys ("" for /).
+	Root string
+}
+
+// fileLimit bounds every kernel file read here: they are a few bytes, and
+// a fixture tree could hold anything.
+const fileLimit = 1 << 20
+
+func (h Host) path(p string) string {
+	if h.Root == "" {
+		return p
+	}
+	return filepath.Join(h.Root, filepath.FromSlash(p))
+}
+
+// read reads one kernel file; its errors name the host path p, not the
+// fixture's, and wrap the cause (fs.ErrNotExist when it is absent).
+func (h Host) read(p string) (string, error) {
+	data, err := parsers.ReadLimited(h.path(p), fileLimit)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", fmt.Errorf("%s: %w", p, pe.Err)
+		}
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// Load is /proc/loadavg: the run-queue length averaged over 1, 5 and 15
+// minutes.
+type Load [3]float64
+
+// Load reads /proc/loadavg.
+func (h Host) Load() (Load, error) {
+	text, err := h.read("/proc/loadavg")
+	if err != nil {
+		return Load{}, err
+	}
+	f := strings.Fields(text)
+	if len(f) < 3 {
+		return Load{}, fmt.Errorf("/proc/loadavg: %q: want three load averages", parsers.Truncate(text, 40))
+	}
+	var l Load
+	for i := range l {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || v < 0 {
+			return Load{}, fmt.Errorf("/proc/loadavg: field %d: %q is not a load average", i+1, parsers.Truncate(f[i], 40))
+		}
+		l[i] = v
+	}
+	return l, nil
+}
+
+// OnlineCPUs reads /sys/devices/system/cpu/online: the CPUs the kernel
+// schedules on, whatever this process may use.
+func (h Host) OnlineCPUs() ([]int, error) {
+	text, err := h.read("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	cpus, err := ParseCPUList(text)
+	if err != nil {
+		return nil, fmt.Errorf("/sys/devices/system/cpu/online: %w", err)
+	}
+	return cpus, nil
+}
+
+// Governors reads the cpufreq scaling governor of every CPU that has one:
+// the CPUs of each governor. None (a nil map, no error) when the kernel
+// exposes no cpufreq, as in most VMs: the hypervisor or the firmware then
+// decides the frequency.
+func (h Host) Governors() (map[string][]int, error) {
+	files, err := filepath.Glob(h.path("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string][]int
+	var errs []error
+	for _, f := range files {
+		dir := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		cpu, err := strconv.Atoi(strings.TrimPrefix(dir, "cpu"))
+		if err != nil {
+			continue
+		}
+		gov, err := h.read("/sys/devices/system/cpu/" + dir + "/cpufreq/scaling_governor")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if out == nil {
+			out = map[string][]int{}
+		}
+		out[gov] = append(out[gov], cpu)
+	}
+	for g := range out {
+		sort.Ints(out[g])
+	}
+	return out, errors.Join(errs...)
+}
+
+// GovernorText says which governor the CPUs run: "performance" when they
+// all run it, else each governor with its CPUs, most CPUs first:
+// "powersave (0-5), performance (6-7)". Empty when there is none.
+func GovernorText(govs map[string][]int) string {
+	names := make([]string, 0, len(govs))
+	for g := range govs {
+		names = append(names, g)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if a, b := len(govs[names[i]]), len(govs[names[j]]); a != b {
+			return a > b
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, g := range names {
+		parts[i] = g + " (" + FormatCPUList(govs[g]) + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// State is what a run records of the host at its start and at its end
+// (usage.json): the load averages and the governors. What cannot be read
+// is left out, with the reason in the error; the State is still usable.
+func (h Host) State() (models.HostState, error) {
+	var s models.HostState
+	load, lerr := h.Load()
+	if lerr == nil {
+		s.LoadAvg = load[:]
+	}
+	govs, gerr := h.Governors()
+	s.Governor = GovernorText(govs)
+	return s, errors.Join(lerr, gerr)
+}
