@@ -247,17 +247,44 @@ type shiftChange struct {
 }
 
 // replay walks y (working scale) build by build and returns the changes
-// confirmed, in order, and the first build of the current level.
-func (s Shift) replay(y []float64) (changes []shiftChange, start int) {
+// confirmed, in order, and the first build of the current level. When the
+// builds' points are given (their runs; f maps a run's value to the
+// working scale), a build whose own runs confirm it is a change too, as
+// the job that judged it found: one change, one alert, whichever confirmed
+// it.
+func (s Shift) replay(y []float64, points []Point, f func(float64) float64) (changes []shiftChange, start int) {
 	refs := map[int]shiftRef{}
 	for t := range y {
-		if c, ok := s.change(y, start, t, refs); ok {
+		c, ok := s.change(y, start, t, refs)
+		if !ok && points != nil {
+			c, ok = s.runsChange(y, points, f, start, t)
+		}
+		if ok {
 			changes = append(changes, c)
 			start = c.at
 			clear(refs)
 		}
 	}
 	return changes, start
+}
+
+// runsChange is a change at build t that its own runs confirm.
+func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, start, t int) (shiftChange, bool) {
+	if len(points[t].Samples) < 3 {
+		return shiftChange{}, false
+	}
+	ref, ok := s.reference(y, start, t, minSingleBack, nil)
+	if !ok {
+		return shiftChange{}, false
+	}
+	st := s.test(ref, t, y[t:t+1])
+	if !st.effectOK || !st.beyond || st.drift {
+		return shiftChange{}, false
+	}
+	if !runsConfirm(points[ref.lo:t], ref, t, mapf(points[t].Samples, f), f, st.delta) {
+		return shiftChange{}, false
+	}
+	return shiftChange{at: t, confirmed: t, test: st, back: len(ref.vals)}, true
 }
 
 // reference is the reference of a change starting at build j of a level
@@ -302,7 +329,7 @@ func (s Shift) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 		return nil, warns
 	}
 	s = s.withDefaults()
-	changes, _ := s.replay(workingScale(series))
+	changes, _ := s.replay(workingScale(series), nil, nil)
 	idx := make([]int, len(changes))
 	for i, c := range changes {
 		idx[i] = c.at
@@ -355,7 +382,7 @@ func (s Shift) Evaluate(in Input) Result {
 		y[i] = f(pt.Value)
 	}
 	t := len(y) - 1
-	changes, start := s.replay(y[:t])
+	changes, start := s.replay(y[:t], points[:t], f)
 	since := ""
 	if len(changes) > 0 {
 		c := changes[len(changes)-1]
