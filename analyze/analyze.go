@@ -395,6 +395,21 @@ func prepare(method string, in Input) (p prepared, r Result, done bool) {
 
 // prepareWith is prepare with the segments of the reference cut by ed.
 func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, done bool) {
+	p, r, done = prepareBasic(method, in)
+	if done {
+		return p, r, true
+	}
+	p.ref, _ = NewReference(p.points, in.Current, ed)
+	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
+	r.HistoryBuilds = len(p.points) - len(p.ref.Spikes)
+	baseline := p.ref
+	r.Baseline = &baseline
+	return p, r, false
+}
+
+// prepareBasic checks in as prepare does, without the segment reference:
+// for a method that measures its own.
+func prepareBasic(method string, in Input) (p prepared, r Result, done bool) {
 	r = Result{Method: method, Current: in.Current.Value, Reference: math.NaN(), DeltaPercent: math.NaN(),
 		PValue: math.NaN(), Score: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(),
 		Noise: math.NaN(), Detectable: math.NaN(), Floor: math.NaN(), QValue: math.NaN()}
@@ -428,11 +443,6 @@ func prepareWith(method string, in Input, ed EDivisive) (p prepared, r Result, d
 		p.warnings = append(p.warnings, warnf(WarnAllEqual, "all %d history values are equal (%s)", len(p.history), fmtNum(p.history[0])))
 		r.Warnings = p.warnings
 	}
-	p.ref, _ = NewReference(p.points, in.Current, ed)
-	r.Noise, r.Detectable = p.ref.SE, p.ref.Detectable(0.05)
-	r.HistoryBuilds = len(p.points) - len(p.ref.Spikes)
-	baseline := p.ref
-	r.Baseline = &baseline
 	return p, r, false
 }
 

@@ -151,13 +151,15 @@ func (p Perfherder) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 	fore := make([]int, n)
 	means := make([][2]float64, n)
 	lastSeen := 0
+	bw := make([]float64, 0, p.MaxBack)
+	fw := make([]float64, 0, p.Fore)
 	for i := 1; i < n; i++ {
 		reach := min(max(lastSeen, p.MinBack), p.MaxBack)
-		var bw []float64
+		bw = bw[:0]
 		for j := i - 1; j >= 0 && len(bw) < p.MaxBack && i-j <= reach; j-- {
 			bw = append(bw, series[j])
 		}
-		var fw []float64
+		fw = fw[:0]
 		for j := i; j < n && len(fw) < p.Fore; j++ {
 			fw = append(fw, series[j])
 		}

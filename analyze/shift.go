@@ -257,7 +257,7 @@ func (s Shift) replay(y []float64, points []Point, f func(float64) float64) (cha
 	for t := range y {
 		c, ok := s.change(y, start, t, refs)
 		if !ok && points != nil {
-			c, ok = s.runsChange(y, points, f, start, t)
+			c, ok = s.runsChange(y, points, f, start, t, refs)
 		}
 		if ok {
 			changes = append(changes, c)
@@ -269,11 +269,11 @@ func (s Shift) replay(y []float64, points []Point, f func(float64) float64) (cha
 }
 
 // runsChange is a change at build t that its own runs confirm.
-func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, start, t int) (shiftChange, bool) {
+func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, start, t int, refs map[int]shiftRef) (shiftChange, bool) {
 	if len(points[t].Samples) < 3 {
 		return shiftChange{}, false
 	}
-	ref, ok := s.reference(y, start, t, minSingleBack, nil)
+	ref, ok := s.reference(y, start, t, minSingleBack, refs)
 	if !ok {
 		return shiftChange{}, false
 	}
@@ -361,7 +361,7 @@ func workingScale(x []float64) []float64 {
 
 // Evaluate implements Method.
 func (s Shift) Evaluate(in Input) Result {
-	p, r, done := prepare(s.Name(), in)
+	p, r, done := prepareBasic(s.Name(), in)
 	if done {
 		return r
 	}
@@ -383,6 +383,7 @@ func (s Shift) Evaluate(in Input) Result {
 	}
 	t := len(y) - 1
 	changes, start := s.replay(y[:t], points[:t], f)
+	defer func() { r.Baseline = s.baseline(r, changes, start, t, logScale) }()
 	since := ""
 	if len(changes) > 0 {
 		c := changes[len(changes)-1]
@@ -480,6 +481,21 @@ func (s Shift) Evaluate(in Input) Result {
 		r.Details += "; a suspect until re-runs or the next builds confirm it"
 	}
 	return r
+}
+
+// baseline is what a figure of the result marks: the builds of the
+// current level, the changes the replay confirmed.
+func (s Shift) baseline(r Result, changes []shiftChange, start, t int, logScale bool) *Reference {
+	lo := max(start, t-s.Window)
+	b := &Reference{Log: logScale, Level: r.Reference, Start: lo, Len: t - lo, Builds: t - lo,
+		TrendPValue: math.NaN(), Between: math.NaN(), Within: math.NaN(), SE: r.Noise, DF: math.NaN()}
+	if r.Resolution != nil {
+		b.Between = r.Resolution.Spread
+	}
+	for _, c := range changes {
+		b.ChangePoints = append(b.ChangePoints, c.at)
+	}
+	return b
 }
 
 // fill sets the reference, change and noise of r from a test.
