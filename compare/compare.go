@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Keys func(workload string) []string
 	// Definition returns a KPI's definition, for its display format.
 	Definition func(workload, kpi string) (kpi.Definition, bool)
+	// Samples returns the per-iteration samples behind a KPI value of a
+	// run, in the KPI's unit; nil when it has none. Nil Samples: none.
+	Samples func(p *models.Payload, kpi string) []float64
 	// Confidence is the level of the intervals (0.95 when 0); Alpha the
 	// significance level of the test (0.05 when 0).
 	Confidence, Alpha float64
@@ -71,6 +75,13 @@ type Row struct {
 	Delta float64
 	// P is the p-value; NaN when not tested (geomean, a side missing).
 	P float64
+	// Method is how the row was tested: MethodMannWhitney on the run
+	// values, MethodHierarchical on the runs and their samples, "" when not
+	// tested.
+	Method string
+	// Ratio is B's level over A's and RatioLo, RatioHi its interval, for
+	// MethodHierarchical; NaN otherwise.
+	Ratio, RatioLo, RatioHi float64
 	// Significant is P < Alpha.
 	Significant bool
 	// Verdict is better, worse, ~ (no significant change) or "" (not
@@ -79,12 +90,27 @@ type Row struct {
 	Warnings []string
 }
 
-// Summary is one side of a row.
+// Summary is one side of a row: the median of the run values with its
+// interval, or, for MethodHierarchical, the geometric mean of the samples
+// with its interval.
 type Summary struct {
 	Center, Lo, Hi float64
-	N              int
-	Values         []float64
+	// N is the number of runs; Samples the number of per-iteration samples
+	// in all (0 when the row used the run values alone).
+	N       int
+	Samples int
+	Values  []float64
 }
+
+// The methods of a row.
+const (
+	// MethodMannWhitney is benchstat's: medians of the run values with
+	// their order-statistic intervals, the Mann-Whitney U test.
+	MethodMannWhitney = "mann-whitney"
+	// MethodHierarchical is analyze.HierBootstrap on the runs and their
+	// per-iteration samples.
+	MethodHierarchical = "hierarchical-bootstrap"
+)
 
 // Build compares the payloads of two sides.
 func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
@@ -97,6 +123,7 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 	t := &Table{A: names[0], B: names[1], Confidence: opts.Confidence, Alpha: opts.Alpha}
 	type key struct{ workload, entry, kpi string }
 	samples := map[key]*[2][]float64{}
+	runs := map[key]*[2][][]float64{} // each run's samples, nil for a run without
 	meta := map[key]models.KPIValue{}
 	entryLabels := map[string]map[string]string{}
 	for side, payloads := range [][]*models.Payload{a, b} {
@@ -120,6 +147,16 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 				}
 				s[side] = append(s[side], v.Value)
 				meta[k] = v
+				rs := runs[k]
+				if rs == nil {
+					rs = &[2][][]float64{}
+					runs[k] = rs
+				}
+				var vs []float64
+				if opts.Samples != nil {
+					vs = opts.Samples(p, name)
+				}
+				rs[side] = append(rs[side], vs)
 			}
 		}
 	}
@@ -154,8 +191,13 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 			byKPI[[2]string{k.workload, k.kpi}] = kt
 			t.KPIs = append(t.KPIs, kt)
 		}
-		s := samples[k]
-		kt.Rows = append(kt.Rows, compareRow(entryName(entryLabels[k.entry], vary, k.workload), s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence))
+		s, rs := samples[k], runs[k]
+		name := entryName(entryLabels[k.entry], vary, k.workload)
+		row := compareHierarchical(name, rs[0], rs[1], s[0], s[1], kt.LowerBetter, opts)
+		if row == nil {
+			row = compareRow(name, s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence)
+		}
+		kt.Rows = append(kt.Rows, row)
 	}
 	for _, kt := range t.KPIs {
 		kt.Geomean = geomean(kt)
@@ -165,7 +207,7 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 
 // compareRow summarises and tests one entry x KPI.
 func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Thresholds, confidence float64) *Row {
-	r := &Row{Entry: entry, Delta: math.NaN(), P: math.NaN()}
+	r := &Row{Entry: entry, Delta: math.NaN(), P: math.NaN(), Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN()}
 	var sa, sb *benchmath.Sample
 	summarize := func(side string, vs []float64) (*Summary, *benchmath.Sample) {
 		if len(vs) == 0 {
@@ -184,6 +226,7 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 	if sa == nil || sb == nil {
 		return r
 	}
+	r.Method = MethodMannWhitney
 	c := benchmath.AssumeNothing.Compare(sa, sb)
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
@@ -193,14 +236,46 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 	if r.A.Center != 0 {
 		r.Delta = (r.B.Center - r.A.Center) / r.A.Center * 100
 	}
-	r.Verdict = "~"
+	r.Verdict = verdict(r, lowerBetter)
+	return r
+}
+
+func verdict(r *Row, lowerBetter bool) string {
 	if r.Significant && r.B.Center != r.A.Center {
 		if (r.B.Center < r.A.Center) == lowerBetter {
-			r.Verdict = "better"
-		} else {
-			r.Verdict = "worse"
+			return "better"
+		}
+		return "worse"
+	}
+	return "~"
+}
+
+// compareHierarchical tests one entry x KPI on every run and every
+// per-iteration sample, by analyze.HierBootstrap, when every run of both
+// sides has samples and each side has two runs or more (the spread
+// between runs must be seen); nil otherwise, for compareRow to test the
+// run values. A sample that analyze refuses (not positive) leaves the row
+// to compareRow too.
+func compareHierarchical(entry string, a, b [][]float64, va, vb []float64, lowerBetter bool, opts Options) *Row {
+	if len(a) < 2 || len(b) < 2 {
+		return nil
+	}
+	for _, run := range append(slices.Clone(a), b...) {
+		if len(run) == 0 {
+			return nil
 		}
 	}
+	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.Compare(a, b)
+	if err != nil {
+		return nil
+	}
+	side := func(l analyze.HierLevel, values []float64) *Summary {
+		return &Summary{Center: l.Center, Lo: l.Lo, Hi: l.Hi, N: l.Runs, Samples: l.Samples, Values: values}
+	}
+	r := &Row{Entry: entry, A: side(h.A, va), B: side(h.B, vb), Delta: (h.Ratio - 1) * 100, P: h.P,
+		Method: MethodHierarchical, Ratio: h.Ratio, RatioLo: h.Lo, RatioHi: h.Hi}
+	r.Significant = h.P < opts.Alpha
+	r.Verdict = verdict(r, lowerBetter)
 	return r
 }
 
@@ -225,7 +300,7 @@ func geomean(kt *KPITable) *Row {
 	}
 	ga, gb := math.Exp(la/float64(n)), math.Exp(lb/float64(n))
 	return &Row{Entry: "geomean", A: &Summary{Center: ga, Lo: math.NaN(), Hi: math.NaN(), N: n}, B: &Summary{Center: gb, Lo: math.NaN(), Hi: math.NaN(), N: n},
-		Delta: (gb - ga) / ga * 100, P: math.NaN()}
+		Delta: (gb - ga) / ga * 100, P: math.NaN(), Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN()}
 }
 
 // Display formats a value of the KPI for people.

@@ -13,7 +13,11 @@
 // confidence interval (order statistics, the exact binomial interval at
 // 95%), and the two-sided Mann-Whitney U test with its exact p-value for
 // small samples; a change is reported only when p < alpha (0.05), else
-// "~". A geomean row per KPI follows benchstat's: the geometric mean of the
+// "~". When every run of both sides has per-iteration samples
+// (Options.Samples) and each side two runs or more, the pair is tested on
+// all of them instead, by analyze.HierBootstrap (a hierarchical bootstrap
+// of runs and samples): each side's geometric mean with its interval, the
+// ratio B/A with its interval and p (MethodHierarchical). A geomean row per KPI follows benchstat's: the geometric mean of the
 // medians on each side, over the entries present on both.
 //
 // The Table is written as text, CSV, markdown or JSON (write.go).

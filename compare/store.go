@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/lts"
@@ -14,9 +15,10 @@ const BuildPrefix = "build:"
 
 // StoreBuild is the side made of the runs of one build in a store: the
 // runs whose metadata.build.id is ID (or, for a run without a build, whose
-// lts.Record.BuildID is). Only records are read (labels and KPIs, neither
-// settings nor results); the store has no query by build, so every record
-// is read and filtered here.
+// lts.Record.BuildID is). The store has no query by build: its records
+// (labels and KPIs, neither settings nor results) are read and filtered
+// here, then the whole payloads of the build's runs, results included (the
+// per-iteration samples are there), from the span of time they cover.
 type StoreBuild struct {
 	Store lts.Store
 	ID    string
@@ -25,10 +27,11 @@ type StoreBuild struct {
 // Name is build:ID.
 func (s StoreBuild) Name() string { return BuildPrefix + s.ID }
 
-// Payloads returns the build's runs as payloads holding what Build reads:
-// workload, labels and KPIs. A build without a run is NoData.
+// Payloads returns the build's runs, stored results included
+// (*json.RawMessage). A build without a run is NoData.
 func (s StoreBuild) Payloads(ctx context.Context) ([]*models.Payload, error) {
-	var out []*models.Payload
+	runs := map[string]bool{}
+	var q lts.Query
 	for r, err := range s.Store.Records(ctx, lts.Query{}) {
 		if err != nil {
 			return nil, fmt.Errorf("compare: %s: %w", s.Store, err)
@@ -36,18 +39,28 @@ func (s StoreBuild) Payloads(ctx context.Context) ([]*models.Payload, error) {
 		if r.BuildID() != s.ID {
 			continue
 		}
-		p := &models.Payload{
-			Metadata: models.Metadata{TestUUID: r.TestUUID, Start: r.Time, ExitCode: r.ExitCode,
-				Workload: r.Workload, Labels: r.Labels, Build: r.Build},
-			KPIs: make(map[string]models.KPIValue, len(r.Values)),
+		runs[r.TestUUID] = true
+		if q.Since.IsZero() || r.Time.Before(q.Since) {
+			q.Since = r.Time
 		}
-		for name := range r.Values {
-			p.KPIs[name], _ = r.KPI(name)
+		if until := r.Time.Add(time.Nanosecond); until.After(q.Until) {
+			q.Until = until
 		}
-		out = append(out, p)
 	}
-	if len(out) == 0 {
+	if len(runs) == 0 {
 		return nil, exitcode.Errorf(exitcode.NoData, "compare: no run of build %q in %s", s.ID, s.Store)
+	}
+	var out []*models.Payload
+	for p, err := range s.Store.Payloads(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("compare: %s: %w", s.Store, err)
+		}
+		if runs[p.Metadata.TestUUID] {
+			out = append(out, p)
+		}
+	}
+	if len(out) != len(runs) {
+		return nil, fmt.Errorf("compare: %s: %d runs of build %q among the records, %d among the payloads", s.Store, len(runs), s.ID, len(out))
 	}
 	return out, nil
 }

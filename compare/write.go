@@ -74,12 +74,25 @@ func (r *Row) delta() string {
 	return fmt.Sprintf("%+.2f%%", r.Delta)
 }
 
-// stat is "p=0.002 n=8+8".
+// stat is "p=0.002 n=8+8", or for a row tested on the runs' samples the
+// ratio B/A with its interval, p, and runs x samples a run (or the
+// samples in all when runs differ in length): "x1.98 [1.70, 2.31]
+// p=0.002 n=3x15+3x15".
 func (r *Row) stat() string {
 	if math.IsNaN(r.P) || r.A == nil || r.B == nil {
 		return ""
 	}
+	if r.Method == MethodHierarchical {
+		return fmt.Sprintf("x%.3g [%.3g, %.3g] p=%.3f n=%s+%s", r.Ratio, r.RatioLo, r.RatioHi, r.P, runsBySamples(r.A), runsBySamples(r.B))
+	}
 	return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.A.N, r.B.N)
+}
+
+func runsBySamples(s *Summary) string {
+	if s.Samples%s.N == 0 {
+		return fmt.Sprintf("%dx%d", s.N, s.Samples/s.N)
+	}
+	return fmt.Sprintf("%d/%d", s.N, s.Samples)
 }
 
 func (t *Table) header() string {
@@ -96,7 +109,14 @@ func (t *Table) header() string {
 }
 
 func (t *Table) footer() []string {
-	lines := []string{fmt.Sprintf("medians with %.0f%% confidence intervals; changes by a two-sided Mann-Whitney U test, \"~\" when p >= %.2f", t.Confidence*100, t.Alpha)}
+	hier, mw := t.methods()
+	var lines []string
+	if hier {
+		lines = append(lines, fmt.Sprintf("runs with per-iteration samples (n=runs x samples): geometric means with %.0f%% confidence intervals; the ratio B/A (x), its interval and p by a hierarchical bootstrap of runs and samples, \"~\" when p >= %.2f", t.Confidence*100, t.Alpha))
+	}
+	if mw || !hier {
+		lines = append(lines, fmt.Sprintf("medians with %.0f%% confidence intervals; changes by a two-sided Mann-Whitney U test, \"~\" when p >= %.2f", t.Confidence*100, t.Alpha))
+	}
 	for _, kt := range t.KPIs {
 		for _, r := range kt.Rows {
 			for _, w := range r.Warnings {
@@ -105,6 +125,17 @@ func (t *Table) footer() []string {
 		}
 	}
 	return lines
+}
+
+// methods tells which methods tested the rows.
+func (t *Table) methods() (hierarchical, mannWhitney bool) {
+	for _, kt := range t.KPIs {
+		for _, r := range kt.Rows {
+			hierarchical = hierarchical || r.Method == MethodHierarchical
+			mannWhitney = mannWhitney || r.Method == MethodMannWhitney
+		}
+	}
+	return hierarchical, mannWhitney
 }
 
 func (kt *KPITable) allRows() []*Row {
@@ -162,12 +193,18 @@ func num(v float64) string {
 
 func (t *Table) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"workload", "kpi", "unit", "lower_better", "entry", "a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n", "delta_percent", "p_value", "significant", "verdict", "warnings"})
+	cw.Write([]string{"workload", "kpi", "unit", "lower_better", "entry", "a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n", "delta_percent", "p_value", "significant", "verdict", "warnings", "method", "ratio", "ratio_lo", "ratio_hi", "a_samples", "b_samples"})
 	side := func(s *Summary) []string {
 		if s == nil {
 			return []string{"", "", "", "0"}
 		}
 		return []string{num(s.Center), num(s.Lo), num(s.Hi), strconv.Itoa(s.N)}
+	}
+	samples := func(s *Summary) string {
+		if s == nil {
+			return "0"
+		}
+		return strconv.Itoa(s.Samples)
 	}
 	for _, kt := range t.KPIs {
 		for _, r := range kt.allRows() {
@@ -175,6 +212,7 @@ func (t *Table) writeCSV(w io.Writer) error {
 			rec = append(rec, side(r.A)...)
 			rec = append(rec, side(r.B)...)
 			rec = append(rec, num(r.Delta), num(r.P), strconv.FormatBool(r.Significant), r.Verdict, strings.Join(r.Warnings, "; "))
+			rec = append(rec, r.Method, num(r.Ratio), num(r.RatioLo), num(r.RatioHi), samples(r.A), samples(r.B))
 			cw.Write(rec)
 		}
 	}
@@ -194,21 +232,25 @@ func (n jsonNum) MarshalJSON() ([]byte, error) {
 
 func (t *Table) writeJSON(w io.Writer) error {
 	type side struct {
-		Median jsonNum   `json:"median"`
-		Lo     jsonNum   `json:"lo"`
-		Hi     jsonNum   `json:"hi"`
-		N      int       `json:"n"`
-		Values []float64 `json:"values,omitempty"`
+		Median jsonNum `json:"median"`
+		Lo     jsonNum `json:"lo"`
+		Hi     jsonNum `json:"hi"`
+		N      int     `json:"n"`
+		// Samples counts the per-iteration samples, when the row used them.
+		Samples int       `json:"samples,omitempty"`
+		Values  []float64 `json:"values,omitempty"`
 	}
 	type row struct {
-		Entry       string   `json:"entry"`
-		A           *side    `json:"a"`
-		B           *side    `json:"b"`
-		Delta       jsonNum  `json:"delta_percent"`
-		P           jsonNum  `json:"p_value"`
-		Significant bool     `json:"significant"`
-		Verdict     string   `json:"verdict"`
-		Warnings    []string `json:"warnings,omitempty"`
+		Entry       string      `json:"entry"`
+		A           *side       `json:"a"`
+		B           *side       `json:"b"`
+		Delta       jsonNum     `json:"delta_percent"`
+		P           jsonNum     `json:"p_value"`
+		Significant bool        `json:"significant"`
+		Verdict     string      `json:"verdict"`
+		Warnings    []string    `json:"warnings,omitempty"`
+		Method      string      `json:"method,omitempty"`
+		Ratio       *[3]jsonNum `json:"ratio,omitempty"` // B/A, its interval's bounds
 	}
 	type kpiDoc struct {
 		Workload    string `json:"workload"`
@@ -222,10 +264,14 @@ func (t *Table) writeJSON(w io.Writer) error {
 		if s == nil {
 			return nil
 		}
-		return &side{Median: jsonNum(s.Center), Lo: jsonNum(s.Lo), Hi: jsonNum(s.Hi), N: s.N, Values: s.Values}
+		return &side{Median: jsonNum(s.Center), Lo: jsonNum(s.Lo), Hi: jsonNum(s.Hi), N: s.N, Samples: s.Samples, Values: s.Values}
 	}
 	convRow := func(r *Row) row {
-		return row{Entry: r.Entry, A: conv(r.A), B: conv(r.B), Delta: jsonNum(r.Delta), P: jsonNum(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: r.Warnings}
+		out := row{Entry: r.Entry, A: conv(r.A), B: conv(r.B), Delta: jsonNum(r.Delta), P: jsonNum(r.P), Significant: r.Significant, Verdict: r.Verdict, Warnings: r.Warnings, Method: r.Method}
+		if r.Method == MethodHierarchical {
+			out.Ratio = &[3]jsonNum{jsonNum(r.Ratio), jsonNum(r.RatioLo), jsonNum(r.RatioHi)}
+		}
+		return out
 	}
 	doc := struct {
 		A          string            `json:"a"`

@@ -17,9 +17,11 @@ func newCompareCmd(g *globals) *cobra.Command {
 		Long: `Compare puts two result sets side by side as benchstat does: per entry and
 KPI, the median of each side with its confidence interval, the change from A
 to B and its Mann-Whitney U p-value ("~" when p >= 0.05), in the KPI's
-direction. A side is a results directory (parsed, cached), an LTS file
-(parse --output-lts), or build:ID, the runs of one build (metadata.build.id)
-in the store --store names. It exits 3 when the sides share no entry x KPI
+direction. Runs that recorded per-iteration samples (pi's samples_ms) are
+compared on every run and sample by a hierarchical bootstrap: the ratio B/A
+of geometric means, its interval and p. A side is a results directory
+(parsed, cached), an LTS file (parse --output-lts), or build:ID, the runs of
+one build (metadata.build.id) in the store --store names. It exits 3 when the sides share no entry x KPI
 or a build has no run, 2 with --fail-on-worse when a KPI got worse in B.`,
 		Example: `  seshat compare results-main/ results-branch/
   seshat compare --store sqlite:.seshat/lts.db build:3f2a9c1 build:8e41d07

@@ -36,7 +36,8 @@ type CompareOptions struct {
 
 // Compare runs `seshat compare A B`: each side's payloads, grouped into
 // entries less the workloads' comparison and ignored keys, summarised and
-// tested as benchstat does. Exit 3 when the sides share no KPI.
+// tested as benchstat does, or on every run and every per-iteration sample
+// when the runs recorded them (compare.MethodHierarchical). Exit 3 when the sides share no KPI.
 func Compare(ctx context.Context, env Env, o CompareOptions) error {
 	if o.A == "" || o.B == "" {
 		return exitcode.Errorf(exitcode.InvalidInput, "compare: give two results directories, LTS files or build:ID")
@@ -87,7 +88,7 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 			return err
 		}
 	}
-	t := compare.Build(sides[0], sides[1], [2]string{o.A, o.B}, compare.Options{Keys: compareKeys, Definition: kpiDefinition})
+	t := compare.Build(sides[0], sides[1], [2]string{o.A, o.B}, compare.Options{Keys: compareKeys, Definition: kpiDefinition, Samples: compareSamples})
 	shared := 0
 	for _, kt := range t.KPIs {
 		for _, r := range kt.Rows {
@@ -122,6 +123,20 @@ func compareKeys(workload string) []string {
 	}
 	k := d.RegressionKeys()
 	return append(append([]string{}, k.ComparisonKeys...), k.IgnoredKeys...)
+}
+
+// compareSamples are the per-iteration samples behind a KPI value of a
+// run, from its workload when it can give them (workloads.SampleProvider).
+func compareSamples(p *models.Payload, kpi string) []float64 {
+	w, ok := workloads.Get(p.Metadata.Workload)
+	if !ok {
+		return nil
+	}
+	sp, ok := w.(workloads.SampleProvider)
+	if !ok {
+		return nil
+	}
+	return sp.KPISamples(p, kpi)
 }
 
 // compareSource opens a side that is a path: a results directory, or an

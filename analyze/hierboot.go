@@ -1,0 +1,257 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// HierBootstrap compares two sides of a two-level experiment: each side is
+// a list of runs, each run a list of per-iteration samples (or one value).
+// Samples within a run share the run's conditions (its process, its place
+// on the host, its build of the caches), so they are not independent
+// evidence: n runs of m samples are not n*m observations. The hierarchical
+// bootstrap respects that by resampling at both levels: runs with
+// replacement, then the samples of each resampled run with replacement
+// (Davison & Hinkley, "Bootstrap Methods and their Application", 1997,
+// §3.8 "Hierarchical data"; Saravanan, Berman & Sober, "Application of the
+// hierarchical bootstrap to multi-level data in neuroscience", Neurons,
+// Behavior, Data analysis, and Theory 3(5), 2020).
+//
+// The statistic is on a log scale, natural for times and rates: a side's
+// level is the mean over its runs of the mean log sample of each run (each
+// run weighs the same, whatever its sample count), that is the geometric
+// mean for runs of equal length; the comparison is the ratio of B's level
+// to A's. It needs no sort per resample, so that a comparison of hundreds
+// of entries stays quick (BenchmarkHierBootstrap: 1.1 ms for 3 runs x
+// 15 samples a side at the default 2000 resamples, on one core).
+//
+// Three runs a side are few, and a plain percentile interval of the
+// resampled ratios is then far too narrow: the bootstrap distribution of a
+// mean of n runs has (n-1)/n of the between-run variance, and its tails
+// are those of a normal, not of a Student t with few degrees of freedom
+// (TestHierBootstrapCalibration's pairs of equal sides, 3 runs x 15
+// samples, had p < 0.05 in 20% to 22% of them with a plain percentile
+// p-value, 0% to 3% with this one). So the runs' deviations from their
+// side's level are first scaled by sqrt(n/(n-1)), the usual adjustment of
+// resampled residuals (Davison & Hinkley §3.3 and §3.8), and the bootstrap
+// serves for what it estimates well, the standard error of each side's
+// log level: the log ratio over its standard error is referred to a
+// Student t with the Welch-Satterthwaite degrees of freedom, each side
+// counting its runs less one, for the two-sided p-value and the interval
+// (the normal-approximation interval of Davison & Hinkley §5.2 with a t
+// quantile). Each side needs two runs. testdata/hierboot_reference.py is
+// the same algorithm in NumPy; TestHierBootstrapReference checks this one
+// against its values.
+//
+// The generator is a PCG seeded from the data (or Seed), so that the same
+// input always gives the same answer.
+type HierBootstrap struct {
+	// Resamples is B, the number of bootstrap resamples (2000 when 0).
+	Resamples int
+	// Confidence is the level of the intervals (0.95 when 0).
+	Confidence float64
+	// Seed seeds the generator; 0 derives a seed from the data.
+	Seed uint64
+}
+
+// HierResult is a hierarchical bootstrap comparison of A and B.
+type HierResult struct {
+	// Ratio is B's level over A's (geometric means, see HierBootstrap);
+	// Lo and Hi bound its confidence interval.
+	Ratio, Lo, Hi float64
+	// P is the two-sided p-value of Ratio = 1; DF the degrees of freedom
+	// of its t reference.
+	P, DF float64
+	// A and B are each side's level (a geometric mean) and its interval.
+	A, B HierLevel
+	// Resamples is the number of bootstrap resamples drawn.
+	Resamples int
+}
+
+// HierLevel is the level of one side with its confidence interval.
+type HierLevel struct {
+	Center, Lo, Hi float64
+	// SE is the bootstrap standard error of the log level.
+	SE float64
+	// Runs is the number of runs, Samples the number of samples in all.
+	Runs, Samples int
+}
+
+// ErrNotPositive says that a value of a hierarchical bootstrap is not
+// positive: the statistic is on a log scale.
+var ErrNotPositive = errors.New("not positive")
+
+// ErrTooFewRuns says that a side has fewer than two runs: the spread
+// between runs, which the comparison must count, is then unknown.
+var ErrTooFewRuns = errors.New("fewer than 2 runs")
+
+// Compare resamples both sides and compares them. A side with fewer than
+// two runs, a run without a sample, or a value that is not positive and
+// finite is an error.
+func (h HierBootstrap) Compare(a, b [][]float64) (HierResult, error) {
+	nb := h.Resamples
+	if nb == 0 {
+		nb = 2000
+	}
+	conf := h.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	if nb < 2 {
+		return HierResult{}, fmt.Errorf("%w: %d resamples", ErrInvalidParam, h.Resamples)
+	}
+	if !(conf > 0 && conf < 1) {
+		return HierResult{}, fmt.Errorf("%w: confidence %g, must be in (0, 1)", ErrInvalidParam, h.Confidence)
+	}
+	la, ea, err := hierLogs(a)
+	if err != nil {
+		return HierResult{}, fmt.Errorf("side A: %w", err)
+	}
+	lb, eb, err := hierLogs(b)
+	if err != nil {
+		return HierResult{}, fmt.Errorf("side B: %w", err)
+	}
+	seed := h.Seed
+	if seed == 0 {
+		seed = hierSeed(a, b)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5e5a7b007))
+	var sa, sb hierMoments
+	for range nb {
+		sa.add(hierResample(rng, la))
+		sb.add(hierResample(rng, lb))
+	}
+	va, vb := sa.variance(), sb.variance()
+	r := HierResult{Ratio: math.Exp(eb - ea), Resamples: nb}
+	r.A = hierSide(ea, va, len(a)-1, conf, a)
+	r.B = hierSide(eb, vb, len(b)-1, conf, b)
+	d, v := eb-ea, va+vb
+	switch {
+	case v > 0:
+		// Welch-Satterthwaite.
+		r.DF = v * v / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
+		r.P = 2 * t.Survival(math.Abs(d)/math.Sqrt(v))
+		q := t.Quantile((1 + conf) / 2)
+		r.Lo, r.Hi = math.Exp(d-q*math.Sqrt(v)), math.Exp(d+q*math.Sqrt(v))
+	case d == 0: // every sample equal, the same on both sides
+		r.P, r.Lo, r.Hi = 1, 1, 1
+	default: // every sample of a side equal, the sides apart
+		r.P, r.Lo, r.Hi = 0, r.Ratio, r.Ratio
+	}
+	return r, nil
+}
+
+// hierLogs takes the logs of every sample, checking them, and returns them
+// with their level (the mean over runs of each run's mean log), each
+// sample shifted so that its run's mean log lies sqrt(n/(n-1)) times as
+// far from the level as it did: resampled runs then vary as much as the
+// runs of the side would (not (n-1)/n of that).
+func hierLogs(runs [][]float64) ([][]float64, float64, error) {
+	if len(runs) < 2 {
+		return nil, 0, fmt.Errorf("%d run(s): %w", len(runs), ErrTooFewRuns)
+	}
+	out := make([][]float64, len(runs))
+	means := make([]float64, len(runs))
+	var level float64
+	for i, run := range runs {
+		if len(run) == 0 {
+			return nil, 0, fmt.Errorf("run %d: no sample", i+1)
+		}
+		out[i] = make([]float64, len(run))
+		for j, v := range run {
+			if !(v > 0) || math.IsInf(v, 1) {
+				return nil, 0, fmt.Errorf("run %d, sample %d: %v: %w", i+1, j+1, v, ErrNotPositive)
+			}
+			out[i][j] = math.Log(v)
+			means[i] += out[i][j]
+		}
+		means[i] /= float64(len(run))
+		level += means[i]
+	}
+	n := float64(len(runs))
+	level /= n
+	scale := math.Sqrt(n / (n - 1))
+	for i, run := range out {
+		shift := (scale - 1) * (means[i] - level)
+		for j := range run {
+			run[j] += shift
+		}
+	}
+	return out, level, nil
+}
+
+// hierResample is the level of one two-level resample: runs drawn with
+// replacement, then the samples of each drawn run with replacement.
+func hierResample(rng *rand.Rand, runs [][]float64) float64 {
+	var s float64
+	for range runs {
+		run := runs[rng.IntN(len(runs))]
+		n := len(run)
+		if n == 1 {
+			s += run[0]
+			continue
+		}
+		var m float64
+		for range n {
+			m += run[rng.IntN(n)]
+		}
+		s += m / float64(n)
+	}
+	return s / float64(len(runs))
+}
+
+// hierMoments accumulates a mean and a variance (Welford).
+type hierMoments struct {
+	n       int
+	mean, m float64
+}
+
+func (w *hierMoments) add(x float64) {
+	w.n++
+	d := x - w.mean
+	w.mean += d / float64(w.n)
+	w.m += d * (x - w.mean)
+}
+
+func (w *hierMoments) variance() float64 { return w.m / float64(w.n-1) }
+
+// hierSide is a side's level with its interval: the log level plus or
+// minus a Student t quantile (runs less one degrees of freedom) times the
+// bootstrap standard error.
+func hierSide(est, v float64, df int, conf float64, runs [][]float64) HierLevel {
+	se := math.Sqrt(v)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile((1 + conf) / 2)
+	l := HierLevel{Center: math.Exp(est), Lo: math.Exp(est - q*se), Hi: math.Exp(est + q*se), SE: se, Runs: len(runs)}
+	for _, run := range runs {
+		l.Samples += len(run)
+	}
+	return l
+}
+
+// hierSeed hashes the values and the shape of both sides (FNV-1a).
+func hierSeed(sides ...[][]float64) uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	put := func(u uint64) {
+		for i := range buf {
+			buf[i] = byte(u >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	for _, runs := range sides {
+		put(uint64(len(runs)))
+		for _, run := range runs {
+			put(uint64(len(run)))
+			for _, v := range run {
+				put(math.Float64bits(v))
+			}
+		}
+	}
+	return h.Sum64() | 1
+}
