@@ -97,15 +97,27 @@ type Report struct {
 // Confirm is what `seshat regression --confirm N` did before judging: the
 // points of the findings that would have failed the analysis were re-run
 // N more times, and the current builds judged again on all their runs.
+// With --confirm auto (Auto), rounds of one re-run each were added while a
+// result stayed undecided (suspect, or noisy in a way re-runs can decide),
+// within a budget of time and rounds; Rounds is how many were made.
 type Confirm struct {
-	Rounds int `json:"rounds"`
+	Rounds int  `json:"rounds"`
+	Auto   bool `json:"auto,omitempty"`
+	// MaxRounds and BudgetSeconds bound --confirm auto; Stopped says why
+	// its rounds stopped: "decided", "budget" or "max-rounds".
+	MaxRounds     int     `json:"max_rounds,omitempty"`
+	BudgetSeconds float64 `json:"budget_seconds,omitempty"`
+	Stopped       string  `json:"stopped,omitempty"`
 	// Points re-run, Runs made (RunsFailed of them failed).
 	Points     int `json:"points"`
 	Runs       int `json:"runs"`
 	RunsFailed int `json:"runs_failed"`
-	// Confirmed findings still fail; Cleared ones no longer do.
+	// Confirmed findings still fail; Cleared ones no longer do; Undecided
+	// ones (--confirm auto) were still suspect or noisy when the budget
+	// was spent.
 	Confirmed []Suspect `json:"confirmed"`
 	Cleared   []Suspect `json:"cleared"`
+	Undecided []Suspect `json:"undecided,omitempty"`
 }
 
 // Suspect is a finding before and after --confirm.
@@ -120,15 +132,26 @@ type Suspect struct {
 	DeltaAfter  float64        `json:"delta_after_percent"`
 	RunsBefore  int            `json:"runs_before"`
 	RunsAfter   int            `json:"runs_after"`
+	// Rounds of re-runs the result had: with --confirm auto, those it
+	// needed to be decided, or all of them when it never was (Undecided).
+	Rounds    int  `json:"rounds,omitempty"`
+	Undecided bool `json:"undecided,omitempty"`
 }
 
 // Text tells a suspect's fate in a line.
 func (s Suspect) Text() string {
 	fate := "confirmed"
-	if s.After != analyze.StatusRegression && s.After != analyze.StatusImprovement {
+	switch {
+	case s.Undecided:
+		fate = "still undecided"
+	case s.After != analyze.StatusRegression && s.After != analyze.StatusImprovement:
 		fate = "cleared"
 	}
-	return fmt.Sprintf("%s by re-running: %s %+.1f%% on %d run(s), then %s %+.1f%% on %d", fate,
+	rounds := ""
+	if s.Rounds > 0 {
+		rounds = fmt.Sprintf(" (%d round(s))", s.Rounds)
+	}
+	return fmt.Sprintf("%s by re-running%s: %s %+.1f%% on %d run(s), then %s %+.1f%% on %d", fate, rounds,
 		s.Before, s.DeltaBefore, s.RunsBefore, s.After, s.DeltaAfter, s.RunsAfter)
 }
 
@@ -257,6 +280,9 @@ type KPIResult struct {
 	// Confirmation tells what --confirm made of this result when it was a
 	// suspect ("confirmed by re-running: ...", "cleared by ..."), else "".
 	Confirmation string
+	// ConfirmRounds is how many rounds of re-runs --confirm gave this
+	// result (with auto: the rounds it needed to be decided), 0 when none.
+	ConfirmRounds int
 
 	def    kpi.Definition
 	hasDef bool

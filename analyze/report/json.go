@@ -60,7 +60,9 @@ type finding struct {
 	// be judged.
 	NotFailing string `json:"not_failing,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	Details    string `json:"details"`
+	// ConfirmRounds is how many rounds of re-runs --confirm gave it.
+	ConfirmRounds int    `json:"confirm_rounds,omitempty"`
+	Details       string `json:"details"`
 }
 
 func number(v float64) *float64 {
@@ -77,7 +79,7 @@ func findingOf(e *regression.Entry, r *regression.KPIResult) finding {
 		DeltaPercent: number(r.Result.DeltaPercent), FloorPercent: number(r.Result.Floor),
 		PValue: number(r.Result.PValue), QValue: number(r.Result.QValue), Score: number(r.Result.Score),
 		Noise: number(r.Result.Noise), Detectable: number(r.Result.Detectable),
-		Points: len(r.History), Details: r.Result.Details, TestUUIDs: []string{}, NotFailing: whyNotFailing(r)}
+		Points: len(r.History), Details: r.Result.Details, TestUUIDs: []string{}, NotFailing: whyNotFailing(r), ConfirmRounds: r.ConfirmRounds}
 	if r.Status == analyze.StatusNoisy || r.Status == analyze.StatusSuspect {
 		f.Reason = r.Result.Reason
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/analyze"
@@ -27,10 +31,15 @@ point, their median. The workload declares default keys; seshat.yaml
 
 Writes regression_report.html, regression_summary.json, junit.xml and
 summary.md to --report-dir and a table to stdout. With --confirm N, the matrix points of the findings that would fail the
-analysis are first run N more times (same benchmark file, same results
-directory, new run directories, the same build) and the current builds are
-judged again on all their runs: the report says what was confirmed and what
-was cleared.
+analysis, and of the suspects, are first run N more times (same benchmark
+file, same results directory, new run directories, the same build) and the
+current builds are judged again on all their runs: the report says what was
+confirmed and what was cleared. With --confirm auto, they are re-run in
+rounds, once each a round, while a result is still suspect or noisy for want
+of runs, until every result is decided, --max-rounds is reached or
+--budget has no room for another round; the report says how many rounds
+each result needed. An interrupted confirm removes the run directories it
+left incomplete.
 
 Exit status: 2 when an
 unacknowledged regression is found (unless --fail-on-regression=false; and
@@ -74,7 +83,9 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringSliceVar(&o.Keys.IgnoredKeys, "ignored-keys", nil, "labels left out of the series key (default: the workload's)")
 	f.StringSliceVar(&o.Keys.SortingKeys, "sorting-keys", nil, "labels ordering the report's entries (default: the workload's)")
 	f.StringArrayVar(&o.Keys.IgnoredEntries, "ignored-entries", nil, "skip runs matching label=v1:v2,label2=v (repeat for several)")
-	f.IntVar(&o.Confirm, "confirm", 0, "before failing, re-run the matrix points of the failing findings this many more times (each time as many runs as they had) and judge on all the runs")
+	f.Var(confirmValue{&o.Confirm, &o.ConfirmAuto}, "confirm", "before failing, re-run the matrix points of the failing findings and suspects this many more times (each time as many runs as they had) and judge on all the runs; auto: in rounds while a result is suspect or noisy for want of runs, within --budget and --max-rounds")
+	f.DurationVar(&o.Budget, "budget", pipeline.DefaultConfirmBudget, "--confirm auto: start no round that would end past this time since the first")
+	f.IntVar(&o.MaxRounds, "max-rounds", pipeline.DefaultConfirmRounds, "--confirm auto: at most this many rounds")
 	f.StringVar(&o.Benchmark, "benchmark", "", "--confirm: the benchmark file of the current runs (default: the one their config.yaml names)")
 	f.StringVar(&o.Rerun.Executor, "executor", "local", "--confirm: where the points run again: local, slurm or kubernetes (the executor section of seshat.yaml)")
 	f.DurationVar(&o.Rerun.Timeout, "timeout", 0, "--confirm: kill every process of a run after this long (0: no limit)")
@@ -106,6 +117,8 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "sorting-keys", "regression_analyses.sorting_keys")
 	config.BindKey(f, "ignored-entries", "regression_analyses.ignored_entries")
 	config.BindKey(f, "confirm", "regression_analyses.confirm")
+	config.BindKey(f, "budget", "regression_analyses.budget")
+	config.BindKey(f, "max-rounds", "regression_analyses.max_rounds")
 	config.BindKey(f, "benchmark", "run.benchmark")
 	config.BindKey(f, "executor", "executor.name")
 	config.BindKey(f, "timeout", "run.timeout")
@@ -117,3 +130,35 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "fail-on-improvement", "regression_analyses.fail_on_improvement")
 	return cmd
 }
+
+// confirmValue is --confirm: a number of rounds, or auto.
+type confirmValue struct {
+	n    *int
+	auto *bool
+}
+
+func (v confirmValue) String() string {
+	if v.auto != nil && *v.auto {
+		return "auto"
+	}
+	if v.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.n)
+}
+
+func (v confirmValue) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "auto") {
+		*v.n, *v.auto = 0, true
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want auto or a whole number of rounds, 0 or more")
+	}
+	*v.n, *v.auto = n, false
+	return nil
+}
+
+func (v confirmValue) Type() string { return "N or auto" }

@@ -173,7 +173,11 @@ type Regression struct {
 	MinEffect         *float64 `yaml:"min_effect"`
 	NoiseFactor       *float64 `yaml:"noise_factor"`
 	MaxNoise          *float64 `yaml:"max_noise"`
-	Confirm           *int     `yaml:"confirm"`
+	// Confirm is a number of rounds or auto; Budget (a duration) and
+	// MaxRounds bound auto.
+	Confirm   string `yaml:"confirm"`
+	Budget    string `yaml:"budget"`
+	MaxRounds *int   `yaml:"max_rounds"`
 }
 
 // Loaded is a decoded config file with its YAML tree, used to look up the

@@ -32,20 +32,44 @@ const ConfirmSetting = "@confirm"
 type suspectPoint struct {
 	expe     string
 	settings map[string]any
-	runs     int // the runs of the point in the current results
+	runs     int // the runs of the point in the current results, re-runs left out
 	repeat   int // the highest @repeat among them, -1 for none
 	build    *models.Build
 	config   string // a run's config.yaml, to find the benchmark file
+	rerun    bool   // a run --confirm made (@confirm set)
 }
 
+// undecided tells whether re-running the current build's points can still
+// decide a result: a suspect (a new level that nothing confirms yet), or a
+// noisy result whose reason is the current runs themselves: too few of
+// them (mannwhitney) or disagreeing (segment, a slow phase of the host).
+// A noisy result for want of history, or for the build-to-build spread of
+// the history (shift's standard error counts builds, not runs), is not:
+// no re-run of the current build decides it.
+func undecided(r *regression.KPIResult) bool {
+	switch r.Status {
+	case analyze.StatusSuspect:
+		return true
+	case analyze.StatusNoisy:
+		return slices.ContainsFunc(rerunNoisyReasons, func(p string) bool { return strings.HasPrefix(r.Result.Reason, p) })
+	}
+	return false
+}
+
+// rerunNoisyReasons begin the reasons of the noisy results that more runs
+// of the current build can decide (analyze/mannwhitney.go,
+// analyze/segment.go; TestUndecidedReasons keeps them in step).
+var rerunNoisyReasons = []string{"too few runs to judge", "the current runs disagree"}
+
 // failingSuspects lists the results of rep that fail the analysis or are
-// suspects (a build at a new level that nothing confirms yet), by entry
-// key and KPI: what --confirm re-runs.
-func failingSuspects(rep *regression.Report) map[string]*regression.Suspect {
+// suspects (a build at a new level that nothing confirms yet), and with
+// auto the noisy results re-runs can decide, by entry key and KPI: what
+// --confirm re-runs.
+func failingSuspects(rep *regression.Report, auto bool) map[string]*regression.Suspect {
 	out := map[string]*regression.Suspect{}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
-			if r.Failing || r.Status == analyze.StatusSuspect {
+			if r.Failing || r.Status == analyze.StatusSuspect || (auto && undecided(r)) {
 				out[e.Key()+"\x00"+r.KPI] = &regression.Suspect{Entry: e.Name, KPI: r.KPI, Before: r.Status,
 					DeltaBefore: finiteOr0(r.Result.DeltaPercent), RunsBefore: len(r.Current.Samples)}
 			}
@@ -61,48 +85,61 @@ func finiteOr0(v float64) float64 {
 	return v
 }
 
-// confirmRuns re-runs, opts.Confirm more times each, the matrix points of
-// the failing findings of rep (suspects of them), into the results directory (new run
-// directories, the build of the runs they confirm). It returns what it
-// did; the caller judges the results again.
-func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, suspects int) (*regression.Confirm, error) {
-	conf := &regression.Confirm{Rounds: opts.Confirm, Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
+// rerun is what one call of confirmRuns did.
+type rerun struct {
+	points, runs, failed int
+}
+
+// confirmRuns re-runs the matrix points of the entries of rep that hold a
+// result of targets (by entry key and KPI), rounds first..last, each round
+// as many runs as the point had before --confirm, into the results
+// directory (new run directories, the build of the runs they confirm). The
+// caller judges the results again. The run directories it adds are
+// complete or removed: when the runs are interrupted or the runner fails,
+// those left without exit_code are deleted, so that no later analysis
+// counts a half run.
+func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, targets map[string]*regression.Suspect, first, last int) (rerun, error) {
+	var did rerun
 	points := map[string]*suspectPoint{}
 	var order []string
 	for _, e := range rep.Entries {
-		failing := slices.ContainsFunc(e.Results, func(r *regression.KPIResult) bool { return r.Failing })
-		if !failing {
+		if !slices.ContainsFunc(e.Results, func(r *regression.KPIResult) bool { return targets[e.Key()+"\x00"+r.KPI] != nil }) {
 			continue
 		}
 		for _, run := range e.Runs {
 			sp, err := readSuspectRun(opts.ResultsDir, run.Path)
 			if err != nil {
-				return nil, fmt.Errorf("--confirm: %w", err)
+				return did, fmt.Errorf("--confirm: %w", err)
 			}
 			key := sp.expe + "\x00" + models.Settings(sp.settings).Identity()
 			if old, ok := points[key]; ok {
-				old.runs++
+				if !sp.rerun {
+					old.runs++
+				}
 				old.repeat = max(old.repeat, sp.repeat)
 				continue
+			}
+			if sp.rerun {
+				sp.runs = 0
 			}
 			points[key] = sp
 			order = append(order, key)
 		}
 	}
 	if len(order) == 0 {
-		return conf, nil
+		return did, nil
 	}
 	benchmark := opts.Benchmark
 	if benchmark == "" {
 		benchmark = benchmarkOf(points[order[0]].config)
 	}
 	if benchmark == "" {
-		return nil, exitcode.Errorf(exitcode.InvalidInput,
+		return did, exitcode.Errorf(exitcode.InvalidInput,
 			"--confirm: which benchmark file made these runs? give --benchmark (their config.yaml names none that exists)")
 	}
 	all, err := expandBenchmark(env, benchmark, nil)
 	if err != nil {
-		return nil, fmt.Errorf("--confirm: %w", err)
+		return did, fmt.Errorf("--confirm: %w", err)
 	}
 	templates := map[string]runner.Point{}
 	for _, p := range all {
@@ -118,12 +155,12 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 		sp := points[key]
 		tmpl, ok := templates[key]
 		if !ok {
-			return nil, exitcode.Errorf(exitcode.InvalidInput,
+			return did, exitcode.Errorf(exitcode.InvalidInput,
 				"--confirm: %s has no point of experiment %q with the settings %s", benchmark, sp.expe, runner.SettingsText(sp.settings))
 		}
-		conf.Points++
+		did.points++
 		next := sp.repeat + 1
-		for round := 1; round <= opts.Confirm; round++ {
+		for round := first; round <= last; round++ {
 			for range max(sp.runs, 1) {
 				p := tmpl
 				p.Settings = maps.Clone(tmpl.Settings)
@@ -139,24 +176,72 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 					builds[id] = sp.build
 				}
 				byBuild[id] = append(byBuild[id], p)
-				conf.Runs++
+				did.runs++
 			}
 		}
 	}
-	fmt.Fprintf(env.status(), "regression: --confirm %d: re-running %d point(s) of %d suspect finding(s), %d run(s)\n",
-		opts.Confirm, conf.Points, suspects, conf.Runs)
+	if opts.ConfirmAuto {
+		fmt.Fprintf(env.status(), "regression: --confirm auto: round %d: re-running %d point(s) of %d undecided result(s), %d run(s)\n",
+			first, did.points, len(targets), did.runs)
+	} else {
+		fmt.Fprintf(env.status(), "regression: --confirm %d: re-running %d point(s) of %d suspect finding(s), %d run(s)\n",
+			opts.Confirm, did.points, len(targets), did.runs)
+	}
+	before := runDirs(opts.ResultsDir)
 	for _, id := range slices.Sorted(maps.Keys(byBuild)) {
 		ro := opts.Rerun
 		ro.Benchmark, ro.ResultsDir, ro.Build = benchmark, opts.ResultsDir, builds[id]
 		sum, err := runPoints(ctx, env, ro, byBuild[id])
-		conf.RunsFailed += sum.Failed
+		did.failed += sum.Failed
 		// Failed runs are data like any other: the analysis judges what
-		// did run. An interruption or a runner's own failure stops here.
+		// did run. An interruption or a runner's own failure stops here,
+		// and takes back the run directories it left incomplete.
 		if err != nil && (ctx.Err() != nil || sum.Failed == 0) {
-			return nil, fmt.Errorf("--confirm: %w", err)
+			if n, rmErr := removeIncomplete(opts.ResultsDir, before); n > 0 || rmErr != nil {
+				fmt.Fprintf(env.status(), "regression: --confirm: removed %d incomplete run director(ies) it had started\n", n)
+				if rmErr != nil {
+					err = errors.Join(err, rmErr)
+				}
+			}
+			return did, fmt.Errorf("--confirm: %w", err)
 		}
 	}
-	return conf, nil
+	return did, nil
+}
+
+// runDirs are the run directories of a results directory
+// (EXPERIMENT/NNN__slug).
+func runDirs(resultsDir string) map[string]bool {
+	out := map[string]bool{}
+	matches, _ := filepath.Glob(filepath.Join(resultsDir, "*", "*__*"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+			out[m] = true
+		}
+	}
+	return out
+}
+
+// removeIncomplete deletes the run directories of resultsDir that are not
+// in before and have no exit_code (the runner writes it last): the runs an
+// interrupted --confirm started. It returns how many it removed.
+func removeIncomplete(resultsDir string, before map[string]bool) (int, error) {
+	var errs []error
+	n := 0
+	for dir := range runDirs(resultsDir) {
+		if before[dir] {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, runner.ExitCodeFile)); err == nil {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
 }
 
 // readSuspectRun reads what re-running a current run needs from its
@@ -177,6 +262,7 @@ func readSuspectRun(resultsDir, path string) (*suspectPoint, error) {
 	if r, ok := settings[runner.RepeatSetting].(int); ok {
 		sp.repeat = r
 	}
+	_, sp.rerun = settings[ConfirmSetting]
 	if data, err := parsers.ReadLimited(filepath.Join(dir, runner.BuildFile), 1<<16); err == nil {
 		if b, err := parsers.Build(runner.BuildFile, data); err == nil {
 			sp.build = b
@@ -218,9 +304,10 @@ func benchmarkOf(configPath string) string {
 }
 
 // settle compares the suspects of the first analysis with the results of
-// the second, on all the runs: confirmed when still failing, cleared
-// otherwise. It notes each on its result.
-func settle(conf *regression.Confirm, suspects map[string]*regression.Suspect, rep *regression.Report) {
+// the last, on all the runs: confirmed when still failing, undecided when
+// --confirm auto left it so (Suspect.Undecided), cleared otherwise. It
+// notes each on its result.
+func settle(conf *regression.Confirm, suspects map[string]*regression.Suspect, rep *regression.Report, rounds int) {
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
 			s, ok := suspects[e.Key()+"\x00"+r.KPI]
@@ -230,9 +317,16 @@ func settle(conf *regression.Confirm, suspects map[string]*regression.Suspect, r
 			delete(suspects, e.Key()+"\x00"+r.KPI)
 			s.After, s.DeltaAfter, s.RunsAfter = r.Status, finiteOr0(r.Result.DeltaPercent), len(r.Current.Samples)
 			r.Confirmation = s.Text()
-			if r.Failing {
+			r.ConfirmRounds = rounds
+			if s.Rounds > 0 {
+				r.ConfirmRounds = s.Rounds
+			}
+			switch {
+			case r.Failing:
 				conf.Confirmed = append(conf.Confirmed, *s)
-			} else {
+			case s.Undecided:
+				conf.Undecided = append(conf.Undecided, *s)
+			default:
 				conf.Cleared = append(conf.Cleared, *s)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,10 +77,25 @@ type RegressionOptions struct {
 	// from Benchmark, else the benchmark file the runs' config.yaml names)
 	// and judges the current builds again on all their runs. Rerun says
 	// how the points run (executor, timeout, interpreter).
-	Confirm   int
-	Benchmark string
-	Rerun     RunOptions
+	Confirm int
+	// ConfirmAuto (--confirm auto) re-runs them instead in rounds, one
+	// re-run of each point a round, while a result is undecided: a
+	// suspect, or noisy for want of current runs (see undecided). A round
+	// starts while MaxRounds is not reached and Budget still has room for
+	// one as long as the longest so far (the first always runs); a round
+	// is not cut short (Rerun.Timeout bounds a run).
+	ConfirmAuto bool
+	Budget      time.Duration
+	MaxRounds   int
+	Benchmark   string
+	Rerun       RunOptions
 }
+
+// The bounds of --confirm auto unless told otherwise.
+const (
+	DefaultConfirmBudget = 10 * time.Minute
+	DefaultConfirmRounds = 5
+)
 
 // Regression runs `seshat regression`: current runs from a parse or an LTS
 // file, history from the store, every entry x KPI judged by the method,
@@ -97,8 +113,12 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	switch {
 	case opts.Confirm < 0:
-		return exitcode.Errorf(exitcode.InvalidInput, "--confirm %d: must be a number of re-runs, 0 or more", opts.Confirm)
-	case opts.Confirm > 0 && opts.ResultsDir == "":
+		return exitcode.Errorf(exitcode.InvalidInput, "--confirm %d: must be a number of re-runs, 0 or more, or auto", opts.Confirm)
+	case opts.Budget < 0 || (opts.ConfirmAuto && opts.Budget == 0):
+		return exitcode.Errorf(exitcode.InvalidInput, "--budget %s: --confirm auto needs a time above 0 (e.g. 10m)", opts.Budget)
+	case opts.MaxRounds < 0 || (opts.ConfirmAuto && opts.MaxRounds == 0):
+		return exitcode.Errorf(exitcode.InvalidInput, "--max-rounds %d: --confirm auto needs 1 round or more", opts.MaxRounds)
+	case (opts.Confirm > 0 || opts.ConfirmAuto) && opts.ResultsDir == "":
 		return exitcode.Errorf(exitcode.InvalidInput, "--confirm re-runs the points of a results directory: give --results-dir")
 	}
 	methodName := opts.Method
@@ -149,7 +169,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Confirm > 0 {
+	if opts.Confirm > 0 || opts.ConfirmAuto {
 		if rep, err = confirm(ctx, env, opts, rep, s, ropts); err != nil {
 			return err
 		}
@@ -181,29 +201,113 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 // the current runs again, all of them; the returned report tells what was
 // confirmed and what cleared.
 func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, history lts.Store, ropts regression.Options) (*regression.Report, error) {
-	suspects := failingSuspects(rep)
+	if opts.ConfirmAuto {
+		return confirmAuto(ctx, env, opts, rep, history, ropts)
+	}
+	suspects := failingSuspects(rep, false)
 	if len(suspects) == 0 {
 		rep.Confirm = &regression.Confirm{Rounds: opts.Confirm, Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
 		fmt.Fprintln(env.status(), "regression: --confirm: no finding fails the analysis, nothing re-run")
 		return rep, nil
 	}
-	conf, err := confirmRuns(ctx, env, opts, rep, len(suspects))
+	did, err := confirmRuns(ctx, env, opts, rep, suspects, 1, opts.Confirm)
 	if err != nil {
 		return nil, err
 	}
+	conf := &regression.Confirm{Rounds: opts.Confirm, Points: did.points, Runs: did.runs, RunsFailed: did.failed,
+		Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
+	again, err := analyzeAgain(ctx, env, opts, history, ropts)
+	if err != nil {
+		return nil, err
+	}
+	settle(conf, suspects, again, opts.Confirm)
+	fmt.Fprintf(env.status(), "regression: --confirm %d: %d finding(s) confirmed, %d cleared by %d more run(s)\n",
+		opts.Confirm, len(conf.Confirmed), len(conf.Cleared), conf.Runs)
+	return again, nil
+}
+
+// confirmAuto is --confirm auto: rounds of one re-run of each point whose
+// results are undecided (the failing ones too in the first round), each
+// followed by the whole analysis again, until none is undecided or the
+// budget (time, rounds) is spent. Each result keeps the rounds it needed.
+func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, history lts.Store, ropts regression.Options) (*regression.Report, error) {
+	conf := &regression.Confirm{Auto: true, MaxRounds: opts.MaxRounds, BudgetSeconds: opts.Budget.Seconds(),
+		Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}, Undecided: []regression.Suspect{}}
+	suspects := failingSuspects(rep, true)
+	if len(suspects) == 0 {
+		conf.Stopped = "decided"
+		rep.Confirm = conf
+		fmt.Fprintln(env.status(), "regression: --confirm auto: every result is decided, nothing re-run")
+		return rep, nil
+	}
+	open := maps.Clone(suspects) // the results still to decide
+	start := time.Now()
+	var longest time.Duration
+	for round := 1; ; round++ {
+		if round > opts.MaxRounds {
+			conf.Stopped = "max-rounds"
+			break
+		}
+		if round > 1 && time.Since(start)+longest > opts.Budget {
+			conf.Stopped = "budget"
+			break
+		}
+		began := time.Now()
+		did, err := confirmRuns(ctx, env, opts, rep, open, round, round)
+		conf.Runs += did.runs
+		conf.RunsFailed += did.failed
+		conf.Points = max(conf.Points, did.points)
+		if err != nil {
+			return nil, err
+		}
+		conf.Rounds = round
+		if rep, err = analyzeAgain(ctx, env, opts, history, ropts); err != nil {
+			return nil, err
+		}
+		longest = max(longest, time.Since(began))
+		decided := 0
+		for _, e := range rep.Entries {
+			for _, r := range e.Results {
+				key := e.Key() + "\x00" + r.KPI
+				s, ok := open[key]
+				if !ok {
+					continue
+				}
+				s.Rounds = round
+				if !undecided(r) {
+					delete(open, key)
+					decided++
+				}
+			}
+		}
+		fmt.Fprintf(env.status(), "regression: --confirm auto: round %d: %d result(s) decided, %d still undecided (%s)\n",
+			round, decided, len(open), time.Since(start).Round(time.Second))
+		if len(open) == 0 {
+			conf.Stopped = "decided"
+			break
+		}
+	}
+	for _, s := range open {
+		s.Undecided = true
+	}
+	settle(conf, suspects, rep, 0)
+	why := map[string]string{"decided": "every result decided", "budget": "budget of " + opts.Budget.String() + " spent",
+		"max-rounds": fmt.Sprintf("round cap of %d reached", opts.MaxRounds)}[conf.Stopped]
+	fmt.Fprintf(env.status(), "regression: --confirm auto: %d finding(s) confirmed, %d cleared, %d undecided after %d round(s) (%s) by %d more run(s)\n",
+		len(conf.Confirmed), len(conf.Cleared), len(conf.Undecided), conf.Rounds, why, conf.Runs)
+	return rep, nil
+}
+
+// analyzeAgain reads the current runs again, re-runs included, and
+// judges them with the whole analysis (so the false discovery rate still
+// covers every test); re-runs can confirm a suspect.
+func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history lts.Store, ropts regression.Options) (*regression.Report, error) {
 	runs, _, err := currentRuns(ctx, env, opts)
 	if err != nil {
 		return nil, err
 	}
 	ropts.Rerun = true
-	again, err := regression.Analyze(ctx, runs, history, ropts)
-	if err != nil {
-		return nil, err
-	}
-	settle(conf, suspects, again)
-	fmt.Fprintf(env.status(), "regression: --confirm %d: %d finding(s) confirmed, %d cleared by %d more run(s)\n",
-		opts.Confirm, len(conf.Confirmed), len(conf.Cleared), conf.Runs)
-	return again, nil
+	return regression.Analyze(ctx, runs, history, ropts)
 }
 
 // regressionStatus is the exit status of an analysis as an error: the one
