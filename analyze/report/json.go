@@ -30,7 +30,7 @@ type summaryDoc struct {
 	FindingCount int       `json:"finding_count"`
 	Findings     []finding `json:"findings"`
 	// Suspects are single builds at a new level that nothing confirms yet.
-	Suspects     []finding `json:"suspects"`
+	Suspects     []finding `json:"suspect_results"`
 	NoisyResults []finding `json:"noisy_results"`
 }
 
