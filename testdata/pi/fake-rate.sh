@@ -15,8 +15,9 @@ if [ -n "$2" ] && [ -f "$2" ]; then
 fi
 # The noise of each run is its own: seeded from /dev/urandom, not from the
 # pid, whose consecutive values give awk's generator close first draws and
-# so runs of one build that agree more than runs should.
-seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+# so runs of one build that agree more than runs should; below 2^31, since
+# mawk's srand takes every larger seed as one and the same.
+seed=$(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 2147483646 + 1 ))
 awk -v s="$speed" -v h="$host" -v n="${3:-0.01}" -v seed="$seed" 'BEGIN {
   srand(seed)
   g = sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand())
