@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 // abBenchmark writes a benchmark file of the stand-in PI run as two sides
@@ -101,5 +105,34 @@ func TestRegressionABBadBaseline(t *testing.T) {
 	r := runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
 	if r.code != 3 || !strings.Contains(r.stderr, "no complete run") {
 		t.Errorf("incomplete baseline: exit %d, want 3:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRunABInterleaved: the rounds of the two sides of an A/B setting
+// alternate their order (base head, head base, base head), as the run
+// directories' numbers and start times say.
+func TestRunABInterleaved(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 3, 1, 1))
+	dirs := runDirsOf(t, results)
+	want := []string{"pr/000__side=base_repeat=0", "pr/001__side=head_repeat=0", "pr/002__side=head_repeat=1",
+		"pr/003__side=base_repeat=1", "pr/004__side=base_repeat=2", "pr/005__side=head_repeat=2"}
+	if strings.Join(dirs, " ") != strings.Join(want, " ") {
+		t.Fatalf("run directories %v, want %v", dirs, want)
+	}
+	var last time.Time
+	for _, d := range dirs {
+		var u models.Usage
+		data, err := os.ReadFile(filepath.Join(results, d, "usage.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &u); err != nil {
+			t.Fatal(err)
+		}
+		if u.Start.Before(last) {
+			t.Errorf("%s started at %s, before the run numbered before it (%s)", d, u.Start, last)
+		}
+		last = u.Start
 	}
 }
