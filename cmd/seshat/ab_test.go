@@ -62,13 +62,14 @@ func TestRegressionABBaseline(t *testing.T) {
 	t.Logf("table:\n%s", r.stdout)
 }
 
-// TestRegressionABIdentical: identical sides pass.
+// TestRegressionABIdentical: identical sides pass (the baseline from
+// SESHAT_BASELINE).
 func TestRegressionABIdentical(t *testing.T) {
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 4, 1, 1))
-	r := runSeshat(t, nil, "regression", "--results-dir", results, "--baseline", "side=base", "--kpi-filter", "rate_gflops",
+	r := runSeshat(t, map[string]string{"SESHAT_BASELINE": "side=base"}, "regression", "--results-dir", results, "--kpi-filter", "rate_gflops",
 		"--report-dir", filepath.Join(h.dir, "report"))
-	if r.code != 0 {
+	if r.code != 0 || !strings.Contains(r.stdout, "baseline") {
 		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -88,22 +89,31 @@ func TestRegressionABBadBaseline(t *testing.T) {
 			t.Errorf("--baseline %s: exit %d, want 4 saying %q:\n%s", c.baseline, r.code, c.want, r.stderr)
 		}
 	}
-	// The runs of the baseline left incomplete: no exit_code.
-	dirs := runDirsOf(t, results)
-	n := 0
-	for _, d := range dirs {
-		if strings.Contains(d, "side=base") {
-			if err := os.Remove(filepath.Join(results, d, "exit_code")); err != nil {
-				t.Fatal(err)
+	// The runs of one side left incomplete (no exit_code): exit 3, for
+	// the baseline as for the other side.
+	incomplete := func(side string) {
+		t.Helper()
+		n := 0
+		for _, d := range runDirsOf(t, results) {
+			if strings.Contains(d, "side="+side) {
+				if err := os.Remove(filepath.Join(results, d, "exit_code")); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				n++
 			}
-			n++
+		}
+		if n == 0 {
+			t.Fatalf("no run directory of side=%s", side)
 		}
 	}
-	if n == 0 {
-		t.Fatalf("no run directory of side=base among %v", dirs)
-	}
+	incomplete("head")
 	r := runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
-	if r.code != 3 || !strings.Contains(r.stderr, "no complete run") {
+	if r.code != 3 || !strings.Contains(r.stderr, "no complete run with a KPI value for side=head") {
+		t.Errorf("incomplete head: exit %d, want 3:\n%s", r.code, r.stderr)
+	}
+	incomplete("base")
+	r = runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 3 || !strings.Contains(r.stderr, "the baseline has no complete run") {
 		t.Errorf("incomplete baseline: exit %d, want 3:\n%s", r.code, r.stderr)
 	}
 }
