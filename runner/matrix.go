@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,7 +33,11 @@ const maxReported = 10
 // Expand returns the points of the experiments, in order: for each
 // experiment, each repeat (outermost, so repeats of a point are spread over
 // time rather than run back to back), then the cartesian product of the
-// list-valued settings in file order (the first list varies slowest).
+// list-valued settings in file order (the first list varies slowest) in
+// even rounds (@repeat 0, 2, ...) and in reverse order in odd ones: any
+// two points of an experiment, such as the two sides of an A/B setting,
+// alternate their order from round to round (A B, B A, A B, ...), so that
+// a drift of the host, or a first run's warm-up, favours neither.
 // Every point is checked; errors name the experiment, the setting and its
 // line, and make the whole file invalid (InvalidInput).
 func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Checker) ([]Point, error) {
@@ -59,6 +64,7 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 			config["repeat"] = e.Repeat
 		}
 		for r := 0; r < repeats; r++ {
+			var round []Point
 			product(merged, func(s map[string]any) {
 				if e.Repeat > 0 {
 					s[RepeatSetting] = r
@@ -76,8 +82,12 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 						}
 					}
 				}
-				points = append(points, Point{Experiment: e.Name, Settings: s, Varying: varying, Config: config})
+				round = append(round, Point{Experiment: e.Name, Settings: s, Varying: varying, Config: config})
 			})
+			if r%2 == 1 {
+				slices.Reverse(round)
+			}
+			points = append(points, round...)
 		}
 	}
 	if len(errs) > 0 {

@@ -59,7 +59,14 @@ func TestExpand(t *testing.T) {
 		{
 			name: "repeat is the outer loop and joins the slug",
 			src:  "expe:\n  a:\n    matrix_size: [1, 2]\n    repeat: 2\n",
-			want: []string{"a matrix_size=1_repeat=0", "a matrix_size=2_repeat=0", "a matrix_size=1_repeat=1", "a matrix_size=2_repeat=1"},
+			want: []string{"a matrix_size=1_repeat=0", "a matrix_size=2_repeat=0", "a matrix_size=2_repeat=1", "a matrix_size=1_repeat=1"},
+		},
+		{
+			name: "rounds alternate their order: A B, B A, A B (every pair of points)",
+			src:  "expe:\n  a:\n    size: [1, 2]\n    side: [base, head]\n    repeat: 3\n",
+			want: []string{"a size=1_side=base_repeat=0", "a size=1_side=head_repeat=0", "a size=2_side=base_repeat=0", "a size=2_side=head_repeat=0",
+				"a size=2_side=head_repeat=1", "a size=2_side=base_repeat=1", "a size=1_side=head_repeat=1", "a size=1_side=base_repeat=1",
+				"a size=1_side=base_repeat=2", "a size=1_side=head_repeat=2", "a size=2_side=base_repeat=2", "a size=2_side=head_repeat=2"},
 		},
 		{
 			name: "repeat 1 adds @repeat but no slug part",

@@ -110,11 +110,11 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	if s.Total != 4 || s.Succeeded != 2 || s.Failed != 2 || len(s.Failures) != 2 {
 		t.Errorf("summary %+v", s)
 	}
-	want := []string{"000__helper=exit-0_repeat=0", "001__helper=exit-3_repeat=0", "002__helper=exit-0_repeat=1", "003__helper=exit-3_repeat=1"}
+	want := []string{"000__helper=exit-0_repeat=0", "001__helper=exit-3_repeat=0", "002__helper=exit-3_repeat=1", "003__helper=exit-0_repeat=1"} // round 1 in reverse order
 	if got := runDirs(t, filepath.Join(results, "e")); !reflect.DeepEqual(got, want) {
 		t.Fatalf("run directories %v, want %v", got, want)
 	}
-	dir := filepath.Join(results, "e", want[2])
+	dir := filepath.Join(results, "e", want[3])
 	files := runDirs(t, dir)
 	wantFiles := []string{UUIDFile, BuildFile, ConfigFile, ExitCodeFile, HWInfoFile, SettingsFile, StderrFile, StdoutFile, UsageFile}
 	sort.Strings(wantFiles)
@@ -124,7 +124,7 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ExitCodeFile)); got != "0\n" {
 		t.Errorf("exit_code %q", got)
 	}
-	if got := readFile(t, filepath.Join(results, "e", want[3], ExitCodeFile)); got != "3\n" {
+	if got := readFile(t, filepath.Join(results, "e", want[2], ExitCodeFile)); got != "3\n" {
 		t.Errorf("exit_code of the failed run %q", got)
 	}
 	settingsText := readFile(t, filepath.Join(dir, SettingsFile))
@@ -177,7 +177,7 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	if _, err := os.Stat("/proc/loadavg"); err == nil && (u.HostStart == nil || len(u.HostStart.LoadAvg) != 3 || u.HostEnd == nil || len(u.HostEnd.LoadAvg) != 3) {
 		t.Errorf("usage.json lacks the host's load: start %+v, end %+v", u.HostStart, u.HostEnd)
 	}
-	if !strings.Contains(log.String(), "[4/4] e/003__helper=exit-3_repeat=1: exit code 3") {
+	if !strings.Contains(log.String(), "[3/4] e/002__helper=exit-3_repeat=1: exit code 3") {
 		t.Errorf("progress log:\n%s", log.String())
 	}
 	var sum bytes.Buffer
@@ -262,7 +262,7 @@ func TestRunResume(t *testing.T) {
 		t.Fatalf("resume: %+v %v", s, err)
 	}
 	// Failed runs stay as data; their points ran again in new directories.
-	want := []string{"000__helper=exit-0_repeat=0", "001__helper=exit-5_repeat=0", "002__helper=exit-0_repeat=1", "003__helper=exit-5_repeat=1",
+	want := []string{"000__helper=exit-0_repeat=0", "001__helper=exit-5_repeat=0", "002__helper=exit-5_repeat=1", "003__helper=exit-0_repeat=1",
 		"004__helper=exit-5_repeat=0", "005__helper=exit-5_repeat=1"}
 	if got := runDirs(t, filepath.Join(results, "e")); !reflect.DeepEqual(got, want) {
 		t.Errorf("directories %v, want %v", got, want)

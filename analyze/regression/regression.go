@@ -34,6 +34,13 @@ type Run struct {
 	// Problems say why the run has no payload or lacks KPIs (the warnings
 	// of its payload's assembly): the reason of a not-analyzed status.
 	Problems []string
+	// Samples are the per-iteration samples behind the run's KPI values,
+	// by KPI, where its workload gives them (an A/B analysis uses them);
+	// nil otherwise.
+	Samples map[string][]float64
+	// Settings are the settings of a run without payload (an incomplete
+	// one) as text: they tell which side of an A/B it was.
+	Settings map[string]string
 }
 
 // DefaultBatchValues bounds the values of the varying label in one history
@@ -64,6 +71,10 @@ type Options struct {
 	// BatchValues bounds the values of the one varying label of a history
 	// query (DefaultBatchValues when 0); 1 asks once per series.
 	BatchValues int
+	// Baseline, when set, makes this an A/B analysis: every entry is
+	// judged against the current runs of its baseline side, not against
+	// its history (see Baseline); Method may then be nil.
+	Baseline *Baseline
 }
 
 // Report is the outcome of an analysis.
@@ -191,6 +202,9 @@ type Summary struct {
 	NoHistory    int `json:"no_history"`
 	NotAnalyzed  int `json:"not_analyzed"`
 	Acknowledged int `json:"acknowledged"`
+	// Baseline counts the results of the baseline side of an A/B
+	// analysis: references, not judged.
+	Baseline int `json:"baseline,omitempty"`
 	// Failing results make the analysis fail (exit 2).
 	Failing int `json:"failing"`
 }
@@ -338,22 +352,38 @@ type series struct {
 // the store history. A workload's ignored entries that do not parse are an
 // error.
 func Analyze(ctx context.Context, runs []Run, history lts.Store, opts Options) (*Report, error) {
-	if opts.Method == nil {
+	method := MethodBaseline
+	switch {
+	case opts.Baseline != nil:
+		opts.Keys = withBaselineKey(opts.Keys, opts.Baseline.Key)
+	case opts.Method == nil:
 		return nil, errors.New("regression: no method")
+	default:
+		method = opts.Method.Name()
 	}
-	a := &analysis{opts: opts, keys: map[string]keyset{}, rep: &Report{Method: opts.Method.Name(), Keys: map[string]Keys{}},
+	a := &analysis{opts: opts, keys: map[string]keyset{}, rep: &Report{Method: method, Keys: map[string]Keys{}},
 		current: map[string]bool{}, series: map[string]*series{}, ackUsed: make([]bool, len(opts.Acks))}
 	a.group(runs)
 	if a.err != nil {
 		return nil, a.err
 	}
-	if err := a.readHistory(ctx, history); err != nil {
-		return nil, err
+	// An A/B analysis needs no history: without a store, none is asked.
+	if history != nil {
+		if err := a.readHistory(ctx, history); err != nil {
+			return nil, err
+		}
 	}
-	for _, e := range a.entries {
-		a.evaluate(e)
+	if opts.Baseline != nil {
+		a.evaluateAB()
+	} else {
+		for _, e := range a.entries {
+			a.evaluate(e)
+		}
 	}
 	a.judge()
+	if opts.Baseline != nil {
+		a.explainNoisyAB()
+	}
 	a.finish()
 	return a.rep, nil
 }
@@ -921,6 +951,8 @@ func (a *analysis) count(r *KPIResult) {
 		s.NotAnalyzed++
 	case StatusAcknowledged:
 		s.Acknowledged++
+	case StatusBaseline:
+		s.Baseline++
 	}
 	if r.Failing {
 		s.Failing++

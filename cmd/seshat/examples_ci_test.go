@@ -54,6 +54,32 @@ func TestCIConfig(t *testing.T) {
 	}
 }
 
+// TestCIABBenchmark: the A/B benchmark of ab-pull-request.yml is valid,
+// its two sides alternating from round to round, and the job judges head
+// against base.
+func TestCIABBenchmark(t *testing.T) {
+	t.Parallel()
+	bench := filepath.Join(ciDir, "ab-benchmark.yaml")
+	r := runSeshat(t, nil, "run", "--dry-run", "--benchmark", bench, "--results-dir", t.TempDir())
+	if r.code != 0 {
+		t.Fatalf("run --dry-run of %s: exit %d\n%s", bench, r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "pr_ab/"); n != 20 {
+		t.Errorf("run --dry-run lists %d points, want 2 sides x 2 sizes x 5 repeats = 20\n%s", n, r.stdout)
+	}
+	// Round 0 starts with base, round 1 with head.
+	if !strings.Contains(r.stdout, "pr_ab/000__side=base_matrix_size=256_repeat=0") || !strings.Contains(r.stdout, "pr_ab/004__side=head_matrix_size=512_repeat=1") {
+		t.Errorf("the rounds do not alternate:\n%s", r.stdout)
+	}
+	job, err := os.ReadFile(filepath.Join(ciDir, "ab-pull-request.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(job), "--benchmark examples/ci/ab-benchmark.yaml") || !strings.Contains(string(job), "--baseline side=base") {
+		t.Errorf("ab-pull-request.yml does not run ab-benchmark.yaml and judge with --baseline side=base")
+	}
+}
+
 // TestCICommands parses the CI job definitions as YAML and checks every
 // seshat command line they hold against the command tree: the verb exists
 // and takes the flags and arguments given.
@@ -66,6 +92,7 @@ func TestCICommands(t *testing.T) {
 	}{
 		{"github-actions.yml", []string{"run"}, []string{"run", "parse", "upload", "visualize", "dashboards", "regression"}},
 		{"gitlab-ci.yml", []string{"script", "before_script", "after_script"}, []string{"run", "parse", "upload", "visualize", "dashboards", "regression"}},
+		{"ab-pull-request.yml", []string{"run"}, []string{"run", "regression"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -44,7 +44,19 @@ left incomplete.
 Exit status: 2 when an
 unacknowledged regression is found (unless --fail-on-regression=false; and
 for improvements with --fail-on-improvement), 3 when there is no current
-entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
+entry, 4 for bad flags or ack file, 1 for other errors, else 0.
+
+With --baseline KEY=VALUE (an A/B in one job: the two sides are two
+values of one setting, run interleaved by seshat run), every entry whose
+KEY has another value is judged against the entry with the same labels
+and KEY=VALUE in the current runs, by a hierarchical bootstrap of their
+runs and per-iteration samples: regression or improvement when the
+interval of the ratio excludes 1, the change reaches --min-effect and
+passes the false discovery rate; noisy when the interval is wider than
+±--max-noise. The baseline's entries are listed as the reference. No
+store is needed: the history is read only when --history (SESHAT_STORE,
+a config key) names one. A KEY or VALUE not in the results exits 4,
+listing the values there are; a side without a complete run exits 3.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("threshold") {
@@ -57,6 +69,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 				o.Rerun.ExecutorConfig = f.File.Executor
 			}
 			o.Rerun.Cluster = g.settings.Cluster
+			o.HistoryGiven = cmd.Flags().Changed("history")
 			g.credentials(&o.Connection)
 			return pipeline.Regression(cmd.Context(), g.env(), o)
 		}),
@@ -90,6 +103,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	f.StringVar(&o.Rerun.Executor, "executor", "local", "--confirm: where the points run again: local, slurm or kubernetes (the executor section of seshat.yaml)")
 	f.DurationVar(&o.Rerun.Timeout, "timeout", 0, "--confirm: kill every process of a run after this long (0: no limit)")
 	f.StringVar(&o.Rerun.Python, "python", "", "--confirm: Python interpreter of the numpy and torch PIs")
+	f.StringVar(&o.Baseline, "baseline", "", "A/B in one job: judge every other value of this label in the current runs against the runs of KEY=VALUE (a hierarchical bootstrap), not against history; the history, if given, is context")
 	f.StringVar(&o.Ack, "ack", "", "YAML or JSON file of acknowledged regressions: [{test_uuid or comparison, kpi, reason}]")
 	f.StringVar(&o.ReportDir, "report-dir", pipeline.DefaultRegressionReportDir, "directory of the reports")
 	f.StringVar(&o.ReportsIndex, "reports-index", "", "reports_index.html of seshat visualize the HTML report links back to (default: one in the parent of --report-dir, if there)")
@@ -123,6 +137,7 @@ entry, 4 for bad flags or ack file, 1 for other errors, else 0.`,
 	config.BindKey(f, "executor", "executor.name")
 	config.BindKey(f, "timeout", "run.timeout")
 	config.BindKey(f, "python", "run.python")
+	config.BindKey(f, "baseline", "regression_analyses.baseline")
 	config.BindKey(f, "ack", "regression_analyses.ack")
 	config.BindKey(f, "report-dir", "regression_analyses.report_dir")
 	config.BindKey(f, "reports-index", "regression_analyses.reports_index")

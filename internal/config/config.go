@@ -178,6 +178,8 @@ type Regression struct {
 	Confirm   string `yaml:"confirm"`
 	Budget    string `yaml:"budget"`
 	MaxRounds *int   `yaml:"max_rounds"`
+	// Baseline is KEY=VALUE: an A/B analysis in one job.
+	Baseline string `yaml:"baseline"`
 }
 
 // Loaded is a decoded config file with its YAML tree, used to look up the

@@ -89,6 +89,13 @@ type RegressionOptions struct {
 	MaxRounds   int
 	Benchmark   string
 	Rerun       RunOptions
+	// Baseline (--baseline KEY=VALUE) makes the analysis an A/B in one
+	// job: every other value of KEY in the current runs is judged against
+	// the runs of KEY=VALUE (regression.Baseline). The history is then
+	// read only when HistoryGiven (a flag, the environment or the config
+	// file named a store).
+	Baseline     string
+	HistoryGiven bool
 }
 
 // The bounds of --confirm auto unless told otherwise.
@@ -138,6 +145,10 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 			return err
 		}
 	}
+	baseline, err := parseBaseline(opts.Baseline)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	runs, current, err := currentRuns(ctx, env, opts)
 	if err != nil {
@@ -147,6 +158,12 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if len(runs) == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current runs in %s", current)
 	}
+	if baseline != nil {
+		withSideLabel(baseline, runs)
+		if err := checkBaseline(baseline, runs); err != nil {
+			return err
+		}
+	}
 	keys, err := regressionKeys(opts, runs)
 	if err != nil {
 		return err
@@ -155,15 +172,20 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if storeURL == "" {
 		storeURL = lts.DefaultStoreURL
 	}
-	s, err := openRegressionHistory(ctx, env, storeURL, opts.Connection)
-	if err != nil {
-		return fmt.Errorf("--history: %w", err)
+	var s lts.Store
+	historyText := lts.Redact(storeURL)
+	if baseline == nil || opts.HistoryGiven {
+		if s, err = openRegressionHistory(ctx, env, storeURL, opts.Connection); err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+		defer s.Close()
+	} else {
+		historyText = "none (A/B against --baseline " + baseline.String() + ")"
 	}
-	defer s.Close()
 	ropts := regression.Options{
 		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
-		BatchValues: opts.BatchValues,
+		BatchValues: opts.BatchValues, Baseline: baseline,
 	}
 	rep, err := regression.Analyze(ctx, runs, s, ropts)
 	if err != nil {
@@ -179,7 +201,11 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	for _, a := range rep.UnusedAcks {
 		env.logger().Warn("ack " + a.String() + " matched no regression or improvement")
 	}
-	info := report.Info{Current: current, History: lts.Redact(storeURL), Params: paramsText(methodName, opts.Params) + "; gate: " + opts.Gate.String(),
+	params := paramsText(methodName, opts.Params)
+	if baseline != nil {
+		params = "every side against the baseline " + baseline.String() + " by a hierarchical bootstrap of runs (and per-iteration samples)"
+	}
+	info := report.Info{Current: current, History: historyText, Params: params + "; gate: " + opts.Gate.String(),
 		AckFile: opts.Ack, KPIFilter: opts.KPIFilter, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement}
 	dir := opts.ReportDir
 	if dir == "" {
@@ -194,6 +220,11 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	fmt.Fprintf(env.status(), "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
+	if baseline != nil {
+		if err := baselineSidesStatus(baseline, runs, rep); err != nil {
+			return err
+		}
+	}
 	return regressionStatus(rep)
 }
 
@@ -306,6 +337,9 @@ func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history 
 	if err != nil {
 		return nil, err
 	}
+	if ropts.Baseline != nil {
+		withSideLabel(ropts.Baseline, runs)
+	}
 	ropts.Rerun = true
 	return regression.Analyze(ctx, runs, history, ropts)
 }
@@ -400,8 +434,16 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 			return nil, "", err
 		}
 		from = append(from, "results directory "+opts.ResultsDir)
+		settings := map[string]map[string]any{}
+		for _, e := range m.Entries {
+			settings[e.Path] = e.Settings
+		}
 		for _, r := range buildPayloads(env, m) {
-			add(runOf(r))
+			run := runOf(r, opts.Baseline != "")
+			if opts.Baseline != "" {
+				run.Settings = settingsText(settings[r.Path])
+			}
+			add(run)
 		}
 		for _, e := range m.Entries {
 			if !e.Complete {
@@ -409,7 +451,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 				if len(e.Warnings) > 0 {
 					problems = e.Warnings
 				}
-				add(regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems})
+				add(regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems, Settings: settingsText(e.Settings)})
 			}
 		}
 	}
@@ -431,20 +473,31 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 			for _, w := range r.Warnings {
 				env.logger().Warn(r.Path + ": " + w)
 			}
-			add(runOf(r))
+			add(runOf(r, opts.Baseline != ""))
 		}
 	}
 	return runs, strings.Join(from, " and "), nil
 }
 
-// runOf is the current run of an entry's payload.
-func runOf(r lts.EntryPayload) regression.Run {
+// runOf is the current run of an entry's payload, with the per-iteration
+// samples of its KPIs when asked (an A/B analysis).
+func runOf(r lts.EntryPayload, samples bool) regression.Run {
 	run := regression.Run{Path: r.Path, Problems: r.Warnings}
 	if p := r.Payload; p != nil {
 		run.Record = lts.RecordOf(p)
 		if code := p.Metadata.ExitCode; code != nil && *code != 0 && len(p.KPIs) == 0 && len(r.Warnings) == 0 {
 			// A payload read back from an LTS file carries no build warnings.
 			run.Problems = []string{fmt.Sprintf("exit code %d: no KPIs for a failed run", *code)}
+		}
+		if samples {
+			for name := range run.Values {
+				if s := compareSamples(p, name); len(s) > 0 {
+					if run.Samples == nil {
+						run.Samples = map[string][]float64{}
+					}
+					run.Samples[name] = s
+				}
+			}
 		}
 	}
 	return run

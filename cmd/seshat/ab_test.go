@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/models"
+)
+
+// abBenchmark writes a benchmark file of the stand-in PI run as two sides
+// of the setting side (base and head), repeat runs each, whose speeds are
+// the files speed-base and speed-head.
+func abBenchmark(t *testing.T, h *fakeHost, repeat int, base, head float64) string {
+	t.Helper()
+	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.write(t, filepath.Join(h.dir, "speed-base"), base)
+	h.write(t, filepath.Join(h.dir, "speed-head"), head)
+	path := filepath.Join(h.dir, "ab.yaml")
+	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  pr:\n    pi: exec\n    device: cpu\n    side: [base, head]\n    repeat: %d\n    command: [sh, %q, %q, \"\", \"0.01\"]\n",
+		repeat, script, filepath.Join(h.dir, "speed-{side}")))
+	return path
+}
+
+func abRun(t *testing.T, h *fakeHost, bench string) string {
+	t.Helper()
+	results := filepath.Join(h.dir, "results")
+	if r := runSeshat(t, nil, "run", "-q", "--benchmark", bench, "--results-dir", results, "--build-id", "pr"); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	return results
+}
+
+// TestRegressionABBaseline: the two sides of one job, head 20% slower than
+// base: --baseline side=base fails naming head, with no store at all.
+func TestRegressionABBaseline(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 4, 1, 0.8))
+	report := filepath.Join(h.dir, "report")
+	r := runSeshat(t, map[string]string{"SESHAT_STORE": ""}, "regression", "--results-dir", results, "--baseline", "side=base",
+		"--kpi-filter", "rate_gflops", "--report-dir", report)
+	if r.code != 2 || !strings.Contains(r.stderr, "rate_gflops regression of #2 side=head @") {
+		t.Fatalf("exit %d, want 2 naming side=head:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "baseline") {
+		t.Errorf("the table does not show the baseline:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "lts.db")); err == nil {
+		t.Error("a store was created")
+	}
+	s := summary(t, report)
+	if s["regressions"].(float64) != 1 || s["baseline"].(float64) != 1 {
+		t.Errorf("summary: %v", s)
+	}
+	t.Logf("table:\n%s", r.stdout)
+}
+
+// TestRegressionABIdentical: identical sides pass (the baseline from
+// SESHAT_BASELINE).
+func TestRegressionABIdentical(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 4, 1, 1))
+	r := runSeshat(t, map[string]string{"SESHAT_BASELINE": "side=base"}, "regression", "--results-dir", results, "--kpi-filter", "rate_gflops",
+		"--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 0 || !strings.Contains(r.stdout, "baseline") {
+		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRegressionABBadBaseline: a key or value not in the results exits 4
+// listing what there is; a baseline without a complete run exits 3.
+func TestRegressionABBadBaseline(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 2, 1, 1))
+	for _, c := range []struct{ baseline, want string }{
+		{"side=main", "the values of side are: base, head"},
+		{"branch=base", "no current run has the label branch; labels and settings with several values: side (base, head)"},
+		{"side", "want KEY=VALUE"},
+	} {
+		r := runSeshat(t, nil, "regression", "--results-dir", results, "--baseline", c.baseline, "--report-dir", filepath.Join(h.dir, "report"))
+		if r.code != 4 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("--baseline %s: exit %d, want 4 saying %q:\n%s", c.baseline, r.code, c.want, r.stderr)
+		}
+	}
+	// The runs of one side left incomplete (no exit_code): exit 3, for
+	// the baseline as for the other side.
+	incomplete := func(side string) {
+		t.Helper()
+		n := 0
+		for _, d := range runDirsOf(t, results) {
+			if strings.Contains(d, "side="+side) {
+				if err := os.Remove(filepath.Join(results, d, "exit_code")); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no run directory of side=%s", side)
+		}
+	}
+	incomplete("head")
+	r := runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 3 || !strings.Contains(r.stderr, "no complete run with a KPI value for side=head") {
+		t.Errorf("incomplete head: exit %d, want 3:\n%s", r.code, r.stderr)
+	}
+	incomplete("base")
+	r = runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
+	if r.code != 3 || !strings.Contains(r.stderr, "the baseline has no complete run") {
+		t.Errorf("incomplete baseline: exit %d, want 3:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRunABInterleaved: the rounds of the two sides of an A/B setting
+// alternate their order (base head, head base, base head), as the run
+// directories' numbers and start times say.
+func TestRunABInterleaved(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 3, 1, 1))
+	dirs := runDirsOf(t, results)
+	want := []string{"pr/000__side=base_repeat=0", "pr/001__side=head_repeat=0", "pr/002__side=head_repeat=1",
+		"pr/003__side=base_repeat=1", "pr/004__side=base_repeat=2", "pr/005__side=head_repeat=2"}
+	if strings.Join(dirs, " ") != strings.Join(want, " ") {
+		t.Fatalf("run directories %v, want %v", dirs, want)
+	}
+	var last time.Time
+	for _, d := range dirs {
+		var u models.Usage
+		data, err := os.ReadFile(filepath.Join(results, d, "usage.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &u); err != nil {
+			t.Fatal(err)
+		}
+		if u.Start.Before(last) {
+			t.Errorf("%s started at %s, before the run numbered before it (%s)", d, u.Start, last)
+		}
+		last = u.Start
+	}
+}
