@@ -247,7 +247,7 @@ func (r Resolution) Needs(limit float64) string {
 			return fmt.Sprintf("%d more build(s) of history (%d, not %d) would let it decide changes of %.0f%%", n-r.Builds, n, r.Builds, limit)
 		}
 	}
-	return fmt.Sprintf("no number of builds decides changes of %.0f%% while builds vary by %.1f%%: more runs per build, re-runs (--confirm) or a quieter host (seshat host check) would",
+	return fmt.Sprintf("no number of builds decides changes of %.0f%% while builds vary by %.1f%%: a quieter host (seshat host check) would, or both sides measured in one job (--baseline)",
 		limit, r.Spread*100)
 }
 
