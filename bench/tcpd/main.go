@@ -18,7 +18,7 @@
 // annotations goes whole through every method's ChangePoints; the change points (ChangePoint.Index, where a new segment
 // starts, the same 0-based convention as the annotations) are cleaned as
 // TCPDBench's summarize.py cleans them (duplicates and the endpoints 0 and
-// n-1 dropped) and scored with TCPDBench's F1 (fMeasure: margin 5, every
+// n-1 dropped) and scored with TCPDBench's F1 (cpdscore.FMeasure: margin 5, every
 // annotator's set and the predictions given index 0, precision against the
 // union of the annotators' sets, recall averaged over annotators, F =
 // P·R/(P/2 + R/2)). "no change" predicts nothing: its F1 is TCPDBench's
@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/bench/internal/cpdscore"
 )
 
 var (
@@ -169,8 +170,8 @@ func run(w io.Writer, dir, annotPath, scoresPath string, verbose bool) error {
 	for i, m := range ms {
 		f1[i] = make([]float64, len(sets))
 		for j, d := range sets {
-			pred := clean(m.detect(d.values), len(d.values))
-			f1[i][j], _, _ = fMeasure(d.annotations, pred, margin)
+			pred := cpdscore.Clean(m.detect(d.values), len(d.values))
+			f1[i][j], _, _ = cpdscore.FMeasure(d.annotations, pred, cpdscore.Margin)
 			if verbose && m.name != noChange {
 				fmt.Fprintf(os.Stderr, "%-20s %-20s F1 %.3f  change points %v\n", m.name, d.name, f1[i][j], pred)
 			}
@@ -186,7 +187,7 @@ func run(w io.Writer, dir, annotPath, scoresPath string, verbose bool) error {
 			filledIn = append(filledIn, fmt.Sprintf("%s: %d", d.name, d.filled))
 		}
 	}
-	fmt.Fprintf(w, "TCPDBench F1 (margin %d, every annotator): %d univariate datasets, %d points", margin, len(sets), points)
+	fmt.Fprintf(w, "TCPDBench F1 (cpdscore.Margin %d, every annotator): %d univariate datasets, %d points", cpdscore.Margin, len(sets), points)
 	if filled > 0 {
 		fmt.Fprintf(w, ", %d missing values forward-filled (%s)", filled, strings.Join(filledIn, ", "))
 	}

@@ -1,4 +1,4 @@
-package main
+package cpdscore
 
 import (
 	"math"
@@ -24,8 +24,8 @@ func TestTruePositives(t *testing.T) {
 		// TCPDBench's sort of (distance, index) does; 14 then takes 12.
 		{[]int{10, 14}, []int{8, 12}, 2},
 	} {
-		if got := truePositives(c.truth, c.pred, margin); got != c.want {
-			t.Errorf("truePositives(%v, %v) = %d, want %d", c.truth, c.pred, got, c.want)
+		if got := TruePositives(c.truth, c.pred, Margin); got != c.want {
+			t.Errorf("TruePositives(%v, %v) = %d, want %d", c.truth, c.pred, got, c.want)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestFMeasure(t *testing.T) {
 		// annotators fully recalled: F = 2·(1/2)·1/(3/2) = 2/3.
 		{"false alarms", map[string][]int{"a": {10}, "b": {}}, []int{10, 50, 100}, 2.0 / 3, 0.5, 1},
 	} {
-		f, p, r := fMeasure(c.annotations, c.pred, margin)
+		f, p, r := FMeasure(c.annotations, c.pred, Margin)
 		if math.Abs(f-c.f) > 1e-12 || math.Abs(p-c.p) > 1e-12 || math.Abs(r-c.r) > 1e-12 {
 			t.Errorf("%s: F, P, R = %v, %v, %v; want %v, %v, %v", c.name, f, p, r, c.f, c.p, c.r)
 		}
@@ -63,18 +63,7 @@ func TestFMeasure(t *testing.T) {
 
 func TestClean(t *testing.T) {
 	// summarize.py keeps 1 <= x < n-1, once each.
-	if got, want := clean([]int{0, 5, 5, 3, 98, 99, 100}, 100), []int{3, 5, 98}; !slices.Equal(got, want) {
+	if got, want := Clean([]int{0, 5, 5, 3, 98, 99, 100}, 100), []int{3, 5, 98}; !slices.Equal(got, want) {
 		t.Errorf("clean = %v, want %v", got, want)
-	}
-}
-
-func TestFill(t *testing.T) {
-	one, three := 1.0, 3.0
-	got, filled, err := fill([]*float64{nil, &one, nil, &three})
-	if err != nil || filled != 2 || !slices.Equal(got, []float64{1, 1, 1, 3}) {
-		t.Errorf("fill = %v, %d, %v; want [1 1 1 3], 2, nil", got, filled, err)
-	}
-	if _, _, err := fill([]*float64{nil}); err == nil {
-		t.Error("fill of no values: no error")
 	}
 }

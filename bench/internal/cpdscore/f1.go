@@ -1,15 +1,15 @@
-package main
+package cpdscore
 
 import (
 	"maps"
 	"slices"
 )
 
-// margin is TCPDBench's default margin: a prediction within 5 indices of an
+// Margin is TCPDBench's default margin: a prediction within 5 indices of an
 // annotated change point may count for it.
-const margin = 5
+const Margin = 5
 
-// truePositives counts the points of truth that a prediction matches,
+// TruePositives counts the points of truth that a prediction matches,
 // each prediction used at most once, as TCPDBench's true_positives
 // (analysis/scripts/metrics.py): truth is walked in ascending order and each
 // point takes the closest prediction still free within margin, the smaller
@@ -18,7 +18,7 @@ const margin = 5
 // TCPDBench walks a Python set, whose order is ascending for the small
 // indices of its datasets; the walk order can only matter when two truth
 // points compete for one prediction.
-func truePositives(truth, pred []int, margin int) int {
+func TruePositives(truth, pred []int, margin int) int {
 	used := make([]bool, len(pred))
 	tp := 0
 	for _, t := range truth {
@@ -39,7 +39,7 @@ func truePositives(truth, pred []int, margin int) int {
 	return tp
 }
 
-// fMeasure is TCPDBench's F-measure with alpha 0.5 (f_measure in
+// FMeasure is TCPDBench's F-measure with alpha 0.5 (f_measure in
 // analysis/scripts/metrics.py, van den Burg and Williams 2020, section 4):
 // every annotator's set and the predictions get index 0 (the start of the
 // series is always a change point);
@@ -50,7 +50,7 @@ func truePositives(truth, pred []int, margin int) int {
 //
 // annotations maps an annotator id to its change points; an annotator with
 // none still counts (its set is {0}). It returns F, P and R.
-func fMeasure(annotations map[string][]int, predictions []int, margin int) (f, p, r float64) {
+func FMeasure(annotations map[string][]int, predictions []int, margin int) (f, p, r float64) {
 	const alpha = 0.5
 	x := withZero(predictions)
 	var union []int
@@ -58,13 +58,13 @@ func fMeasure(annotations map[string][]int, predictions []int, margin int) (f, p
 	for _, id := range slices.Sorted(maps.Keys(annotations)) {
 		tk := withZero(annotations[id])
 		union = append(union, tk...)
-		recall += float64(truePositives(tk, x, margin)) / float64(len(tk))
+		recall += float64(TruePositives(tk, x, margin)) / float64(len(tk))
 	}
 	if len(annotations) == 0 {
 		return 0, 0, 0
 	}
 	r = recall / float64(len(annotations))
-	p = float64(truePositives(set(union), x, margin)) / float64(len(x))
+	p = float64(TruePositives(set(union), x, margin)) / float64(len(x))
 	// 0 is in every set, so P and R are positive.
 	return p * r / (alpha*r + (1-alpha)*p), p, r
 }
@@ -72,7 +72,7 @@ func fMeasure(annotations map[string][]int, predictions []int, margin int) (f, p
 // clean drops what TCPDBench's summarize.py drops from a method's change
 // points before scoring: duplicates, and indices outside [1, n-2] (0 and
 // n-1 are endpoints several methods report by default).
-func clean(idx []int, n int) []int {
+func Clean(idx []int, n int) []int {
 	var out []int
 	for _, i := range idx {
 		if i >= 1 && i < n-1 {
