@@ -1,6 +1,10 @@
 package main
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/seshat-bench/seshat/bench/internal/cpdscore"
+)
 
 // margin is how many builds an alert may sit from a labelled point to be
 // counted for it, as TCPDBench's default margin of 5.
@@ -76,47 +80,12 @@ func scoreSeries(labels []label, alerts []int, judged int) score {
 	return s
 }
 
-// f1Margin is TCPDBench's F1 score (van den Burg and Williams, "An
-// evaluation of change point detection algorithms", 2020, cpdbench_metrics
-// f_measure) for one annotator: both sets get the series' start (index 0)
-// as a change point, a prediction is a true positive when it lies within
-// margin of an annotated point not yet matched (each annotation counts
-// once, the closest prediction first), precision is true positives over predictions and recall true
-// positives over annotations.
+// f1Margin is TCPDBench's F1 score for one annotator (cpdscore.FMeasure,
+// after van den Burg and Williams 2020): both sets get the series' start
+// (index 0) as a change point, and a prediction is a true positive when it
+// lies within margin of an annotated point not yet matched, the closest
+// first.
 func f1Margin(truth, pred []int, margin int) float64 {
-	t := uniq(append([]int{0}, truth...))
-	p := uniq(append([]int{0}, pred...))
-	tp := 0
-	used := make([]bool, len(p))
-	for _, x := range t {
-		best := -1
-		for j, y := range p {
-			if !used[j] && abs(x-y) <= margin && (best < 0 || abs(x-y) < abs(x-p[best])) {
-				best = j
-			}
-		}
-		if best >= 0 {
-			used[best] = true
-			tp++
-		}
-	}
-	precision := float64(tp) / float64(len(p))
-	recall := float64(tp) / float64(len(t))
-	if precision+recall == 0 {
-		return 0
-	}
-	return 2 * precision * recall / (precision + recall)
-}
-
-func uniq(xs []int) []int {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	return slices.Compact(xs)
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
+	f, _, _ := cpdscore.FMeasure(map[string][]int{"labels": truth}, pred, margin)
+	return f
 }
