@@ -54,6 +54,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/bench/internal/perfseries"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
@@ -99,7 +100,7 @@ func methods() []method {
 func run(w io.Writer, files []string) error {
 	start := time.Now()
 	for _, file := range files {
-		all, err := readSeries(file)
+		all, err := perfseries.Read(file)
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,7 @@ func run(w io.Writer, files []string) error {
 		for _, s := range all {
 			points += len(s.Values)
 			for _, l := range s.Labels {
-				if l.confirmed() {
+				if l.Confirmed() {
 					confirmed++
 				}
 			}
@@ -120,13 +121,13 @@ func run(w io.Writer, files []string) error {
 			for _, s := range all {
 				alerts, suspects, judged, err := m.alerts(s)
 				if err != nil {
-					return fmt.Errorf("%s: %s: %w", m.name, s.name(), err)
+					return fmt.Errorf("%s: %s: %w", m.name, s.Name(), err)
 				}
 				sc := scoreSeries(s.Labels, alerts, judged)
 				sc.suspects = suspects
 				total.add(sc)
 				if *verbose && m.name != "no change" {
-					fmt.Fprintf(os.Stderr, "%-34s %-40.40s labels %s alerts %v\n", m.name, s.name(), labelText(s.Labels), alerts)
+					fmt.Fprintf(os.Stderr, "%-34s %-40.40s labels %s alerts %v\n", m.name, s.Name(), labelText(s.Labels), alerts)
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%.3f\t%d\t%d\t%d\t\n", m.name,
@@ -262,7 +263,7 @@ func replay(s *series) ([]int, int, int, error) {
 }
 
 func payload(s *series, build, run, n int, v float64) *models.Payload {
-	at := s.time(build).Add(time.Duration(run) * time.Minute)
+	at := buildTime(build).Add(time.Duration(run) * time.Minute)
 	uuid := fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
 	exit := 0
 	unit := s.Unit

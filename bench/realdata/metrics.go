@@ -52,7 +52,7 @@ func scoreSeries(labels []label, alerts []int, judged int) score {
 			}
 		}
 		switch {
-		case l.confirmed():
+		case l.Confirmed():
 			s.confirmed++
 			if n > 0 {
 				s.found++
@@ -72,7 +72,7 @@ func scoreSeries(labels []label, alerts []int, judged int) score {
 	}
 	var truth []int
 	for _, l := range labels {
-		if l.confirmed() {
+		if l.Confirmed() {
 			truth = append(truth, l.Index)
 		}
 	}

@@ -27,37 +27,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/bench/internal/perfseries"
 	"github.com/seshat-bench/seshat/models"
 )
 
-type seriesFile struct {
-	Source string    `json:"source"`
-	Series []*series `json:"series"`
-}
-
-type series struct {
-	Signature   string      `json:"signature"`
-	Repository  string      `json:"repository"`
-	Suite       string      `json:"suite"`
-	Test        string      `json:"test"`
-	Platform    string      `json:"platform"`
-	Unit        string      `json:"unit"`
-	LowerBetter bool        `json:"lower_is_better"`
-	KPI         string      `json:"kpi"`
-	Note        string      `json:"note,omitempty"`
-	Revisions   []string    `json:"revisions"`
-	Times       []string    `json:"times"`
-	Values      []float64   `json:"values"`
-	Samples     [][]float64 `json:"samples"`
-	Work        []float64   `json:"work"`
-	Labels      []label     `json:"labels"`
-}
-
-type label struct {
-	Index        int    `json:"index"`
-	Status       string `json:"status"`
-	IsRegression bool   `json:"is_regression"`
-}
+type (
+	seriesFile = perfseries.File
+	series     = perfseries.Series
+	label      = perfseries.Label
+)
 
 type run struct {
 	start time.Time

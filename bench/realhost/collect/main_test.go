@@ -62,7 +62,7 @@ func TestCollect(t *testing.T) {
 	if want := []float64{11, 10, 9}; !slices.Equal(s.Samples[0], want) {
 		t.Errorf("samples[0] %v, want %v", s.Samples[0], want)
 	}
-	if want := []label{{2, "TP", true}, {4, "TP", false}}; !slices.Equal(s.Labels, want) {
+	if want := []label{{Index: 2, Status: "TP", IsRegression: true}, {Index: 4, Status: "TP", IsRegression: false}}; !slices.Equal(s.Labels, want) {
 		t.Errorf("labels %v, want %v", s.Labels, want)
 	}
 	if s.Test != "PiHostWork numpy float64" || s.Suite != "seshat-pi-exec" || s.Unit != "ms" || !s.LowerBetter {
