@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -551,5 +552,30 @@ func TestRegressionOpenSearchHistory(t *testing.T) {
 	r = runSeshat(t, nil, "regression", "--lts", file, "--history", ts.URL, "--report-dir", reports)
 	if got := counts(summary(t, reports), "no_history"); r.code != 0 || got != "no_history=4" {
 		t.Errorf("default indices: exit %d, %s\n%s", r.code, got, r.stderr)
+	}
+}
+
+// TestRegressionSuspectInBrowser: a single run of one build at a new level
+// is a suspect: exit 0, and the report a browser renders shows it as one,
+// with its figure and what would confirm it.
+func TestRegressionSuspectInBrowser(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	url, file := plant(t, dir, history(), current("64", []float64{371}, []float64{10.1}))
+	reports := filepath.Join(dir, "report")
+	r := runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", reports, "--kpi-filter", "rate")
+	if r.code != 0 || !regexp.MustCompile(`rate_gflops +suspect +pass `).MatchString(r.stdout) {
+		t.Fatalf("exit %d, want 0 with rate_gflops a suspect:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	page := filepath.Join(reports, "regression_report.html")
+	p := browsertest.Check(t, page)
+	for _, want := range []string{"st-suspect", "1 suspect to confirm", "--confirm re-runs the current one"} {
+		if !strings.Contains(p.DOM, want) {
+			t.Errorf("rendered report lacks %q", want)
+		}
+	}
+	if imgs := browsertest.CheckImagesLoad(t, page); len(imgs) != 1 {
+		t.Errorf("the browser loaded %d figures, want the suspect's", len(imgs))
 	}
 }
