@@ -17,6 +17,12 @@ import (
 // the files speed-base and speed-head.
 func abBenchmark(t *testing.T, h *fakeHost, repeat int, base, head float64) string {
 	t.Helper()
+	return abNoisyBenchmark(t, h, repeat, base, head, 0.01)
+}
+
+// abNoisyBenchmark is abBenchmark with runs of relative noise noise.
+func abNoisyBenchmark(t *testing.T, h *fakeHost, repeat int, base, head, noise float64) string {
+	t.Helper()
 	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -24,8 +30,8 @@ func abBenchmark(t *testing.T, h *fakeHost, repeat int, base, head float64) stri
 	h.write(t, filepath.Join(h.dir, "speed-base"), base)
 	h.write(t, filepath.Join(h.dir, "speed-head"), head)
 	path := filepath.Join(h.dir, "ab.yaml")
-	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  pr:\n    pi: exec\n    device: cpu\n    side: [base, head]\n    repeat: %d\n    command: [sh, %q, %q, \"\", \"0.01\"]\n",
-		repeat, script, filepath.Join(h.dir, "speed-{side}")))
+	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  pr:\n    pi: exec\n    device: cpu\n    side: [base, head]\n    repeat: %d\n    command: [sh, %q, %q, \"\", \"%g\"]\n",
+		repeat, script, filepath.Join(h.dir, "speed-{side}"), noise))
 	return path
 }
 
@@ -144,5 +150,55 @@ func TestRunABInterleaved(t *testing.T) {
 			t.Errorf("%s started at %s, before the run numbered before it (%s)", d, u.Start, last)
 		}
 		last = u.Start
+	}
+}
+
+// TestRegressionABConfirmAuto: an A/B too noisy to judge is measured again,
+// both sides each round, one run of each in turn and in alternating order
+// (base head, head base, ...), until the round cap; the report says how
+// many rounds each result took.
+func TestRegressionABConfirmAuto(t *testing.T) {
+	h := newFakeHost(t)
+	// Runs 25% apart; a change must be 1,000% to count, so that no round
+	// can decide it by chance: the two rounds are always made.
+	bench := abNoisyBenchmark(t, h, 2, 1, 1, 0.25)
+	results := abRun(t, h, bench)
+	report := filepath.Join(h.dir, "report")
+	r := runSeshat(t, map[string]string{"SESHAT_STORE": ""}, "regression", "--results-dir", results, "--baseline", "side=base",
+		"--kpi-filter", "rate_gflops", "--report-dir", report, "--benchmark", bench, "--confirm", "auto", "--max-rounds", "2", "--min-effect", "1000")
+	if r.code != 0 || !strings.Contains(r.stderr, "--confirm auto: round 2: re-running 2 point(s)") {
+		t.Fatalf("exit %d, want 0 after 2 rounds of both sides:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	dirs := runDirsOf(t, results)
+	want := []string{"pr/000__side=base_repeat=0", "pr/001__side=head_repeat=0", "pr/002__side=head_repeat=1", "pr/003__side=base_repeat=1",
+		// round 1, then round 2: one run of each side in turn, alternating
+		"pr/004__side=base_repeat=2", "pr/005__side=head_repeat=2", "pr/006__side=head_repeat=3", "pr/007__side=base_repeat=3",
+		"pr/008__side=base_repeat=4", "pr/009__side=head_repeat=4", "pr/010__side=head_repeat=5", "pr/011__side=base_repeat=5"}
+	if strings.Join(dirs, " ") != strings.Join(want, " ") {
+		t.Fatalf("run directories %v, want %v", dirs, want)
+	}
+	var rep struct {
+		Confirm struct {
+			Auto      bool
+			Rounds    int
+			Stopped   string
+			Undecided []struct{ Entry string }
+		}
+		NoisyResults []struct {
+			ConfirmRounds int `json:"confirm_rounds"`
+		} `json:"noisy_results"`
+	}
+	data, err := os.ReadFile(filepath.Join(report, "regression_summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Confirm.Auto || rep.Confirm.Rounds != 2 || rep.Confirm.Stopped != "max-rounds" || len(rep.Confirm.Undecided) != 1 {
+		t.Errorf("confirm: %+v, want 2 rounds stopped by the cap with head undecided\n%s", rep.Confirm, r.stdout)
+	}
+	if len(rep.NoisyResults) != 1 || rep.NoisyResults[0].ConfirmRounds != 2 {
+		t.Errorf("noisy results %+v, want head's, after 2 rounds", rep.NoisyResults)
 	}
 }

@@ -55,8 +55,10 @@ interval of the ratio excludes 1, the change reaches --min-effect and
 passes the false discovery rate; noisy when the interval is wider than
 ±--max-noise. The baseline's entries are listed as the reference. No
 store is needed: the history is read only when --history (SESHAT_STORE,
-a config key) names one. A KEY or VALUE not in the results exits 4,
-listing the values there are; a side without a complete run exits 3.`,
+a config key) names one. --confirm re-runs both sides of a point, one
+run of each in turn in alternating order. A KEY or VALUE not in the
+results exits 4, listing the values there are; a side without a complete
+run exits 3.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("threshold") {

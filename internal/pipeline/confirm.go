@@ -59,7 +59,11 @@ func undecided(r *regression.KPIResult) bool {
 // rerunNoisyReasons begin the reasons of the noisy results that more runs
 // of the current build can decide (analyze/mannwhitney.go,
 // analyze/segment.go; TestUndecidedReasons keeps them in step).
-var rerunNoisyReasons = []string{"too few runs to judge", "the current runs disagree"}
+var rerunNoisyReasons = []string{"too few runs to judge", "the current runs disagree", abNoisyReason}
+
+// abNoisyReason begins the reason of an A/B result whose interval is too
+// wide (regression's explainNoisyAB): more rounds of both sides narrow it.
+const abNoisyReason = "too noisy to judge: the interval of the change against the baseline"
 
 // failingSuspects lists the results of rep that fail the analysis or are
 // suspects (a build at a new level that nothing confirms yet), and with
@@ -102,8 +106,13 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 	var did rerun
 	points := map[string]*suspectPoint{}
 	var order []string
+	inOrder := map[string]bool{}
 	for _, e := range rep.Entries {
-		if !slices.ContainsFunc(e.Results, func(r *regression.KPIResult) bool { return targets[e.Key()+"\x00"+r.KPI] != nil }) {
+		// The baseline entries of an A/B are read too: their points are
+		// re-run beside the points they are the reference of.
+		target := slices.ContainsFunc(e.Results, func(r *regression.KPIResult) bool { return targets[e.Key()+"\x00"+r.KPI] != nil })
+		base := opts.Baseline != "" && slices.ContainsFunc(e.Results, func(r *regression.KPIResult) bool { return r.Status == regression.StatusBaseline })
+		if !target && !base {
 			continue
 		}
 		for _, run := range e.Runs {
@@ -117,13 +126,16 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 					old.runs++
 				}
 				old.repeat = max(old.repeat, sp.repeat)
-				continue
+			} else {
+				if sp.rerun {
+					sp.runs = 0
+				}
+				points[key] = sp
 			}
-			if sp.rerun {
-				sp.runs = 0
+			if target && !inOrder[key] {
+				inOrder[key] = true
+				order = append(order, key)
 			}
-			points[key] = sp
-			order = append(order, key)
 		}
 	}
 	if len(order) == 0 {
@@ -148,25 +160,48 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 			templates[key] = p
 		}
 	}
-	// The runs of one build go together: they are written under it.
-	byBuild := map[string][]runner.Point{}
-	builds := map[string]*models.Build{}
+	if opts.Baseline != "" {
+		order = withBaselinePoints(opts.Baseline, points, order, templates)
+	}
 	for _, key := range order {
-		sp := points[key]
-		tmpl, ok := templates[key]
-		if !ok {
+		if _, ok := templates[key]; !ok {
+			sp := points[key]
 			return did, exitcode.Errorf(exitcode.InvalidInput,
 				"--confirm: %s has no point of experiment %q with the settings %s", benchmark, sp.expe, runner.SettingsText(sp.settings))
 		}
-		did.points++
-		next := sp.repeat + 1
-		for round := first; round <= last; round++ {
-			for range max(sp.runs, 1) {
+	}
+	// The runs of one build go together: they are written under it. A
+	// round runs every point as many times as it had runs, one run of
+	// each point in turn, in reverse order every other turn, so that the
+	// two sides of an A/B alternate (A B, B A, ...) as the runner's own
+	// rounds do.
+	byBuild := map[string][]runner.Point{}
+	builds := map[string]*models.Build{}
+	next := map[string]int{}
+	turns := 0
+	for _, key := range order {
+		next[key] = points[key].repeat + 1
+		turns = max(turns, points[key].runs, 1)
+	}
+	did.points = len(order)
+	turn := (first - 1) * turns // rounds of --confirm auto go on alternating
+	for round := first; round <= last; round++ {
+		for j := range turns {
+			keys := slices.Clone(order)
+			if turn%2 == 1 {
+				slices.Reverse(keys)
+			}
+			turn++
+			for _, key := range keys {
+				sp, tmpl := points[key], templates[key]
+				if j >= max(sp.runs, 1) {
+					continue
+				}
 				p := tmpl
 				p.Settings = maps.Clone(tmpl.Settings)
-				p.Settings[runner.RepeatSetting] = next
+				p.Settings[runner.RepeatSetting] = next[key]
 				p.Settings[ConfirmSetting] = round
-				next++
+				next[key]++
 				if !slices.Contains(p.Varying, runner.RepeatSetting) {
 					p.Varying = append(slices.Clip(p.Varying), runner.RepeatSetting)
 				}
@@ -332,4 +367,67 @@ func settle(conf *regression.Confirm, suspects map[string]*regression.Suspect, r
 		}
 	}
 	rep.Confirm = conf
+}
+
+// withBaselinePoints adds to the points to re-run, for every one of them
+// on another side of the A/B (--baseline KEY=VALUE), the baseline's point
+// with the same other settings, right before it: an A/B re-run measures
+// both sides again, interleaved, never one side against the other's old
+// runs. The baseline's point takes as many runs as the point it is the
+// reference of, and keeps its own highest @repeat. Points without a
+// baseline point in the benchmark are left as they are (the analysis says
+// so).
+func withBaselinePoints(baseline string, points map[string]*suspectPoint, order []string, templates map[string]runner.Point) []string {
+	key, value, _ := strings.Cut(baseline, "=")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	out := make([]string, 0, 2*len(order))
+	seen := map[string]bool{}
+	for _, k := range order {
+		sp := points[k]
+		v, ok := sp.settings[key]
+		if ok && models.FormatValue(v) != value {
+			if bk, base := baselineTemplate(sp, key, value, templates); bk != "" && !seen[bk] {
+				if old, ok := points[bk]; ok {
+					old.runs = max(old.runs, sp.runs)
+				} else {
+					points[bk] = &suspectPoint{expe: sp.expe, settings: withoutMeta(base.Settings), runs: sp.runs, repeat: -1, build: sp.build, config: sp.config}
+				}
+				seen[bk] = true
+				out = append(out, bk)
+			}
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// baselineTemplate is the benchmark point of sp's experiment with key=value
+// and sp's other settings, and its key; "" when the benchmark has none.
+func baselineTemplate(sp *suspectPoint, key, value string, templates map[string]runner.Point) (string, runner.Point) {
+	for tk, t := range templates {
+		if t.Experiment != sp.expe {
+			continue
+		}
+		settings := withoutMeta(t.Settings)
+		if v, ok := settings[key]; !ok || models.FormatValue(v) != value {
+			continue
+		}
+		same := len(settings) == len(sp.settings)
+		for k, v := range sp.settings {
+			if k == key {
+				continue
+			}
+			if w, ok := settings[k]; !ok || models.FormatValue(w) != models.FormatValue(v) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return tk, t
+		}
+	}
+	return "", runner.Point{}
 }
