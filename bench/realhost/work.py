@@ -9,7 +9,9 @@ One sample times `units` iterations of one unit of numpy work:
                single-threaded, no BLAS.
 
 A planted slowdown is an extra iteration inside the timed loop (units 10
--> 11 is 10% more work), never a scaled number. Prints one pi.json
+-> 11 is 10% more work), never a scaled number; --extra K plants it as a
+change of the code would, K more iterations per sample with the same
+parameters (bench/realhost). Prints one pi.json
 document on stdout, as the exec PI expects:
 
     /usr/bin/python3 work.py --op matmul --n 512 --threads 1 --units 10
@@ -28,14 +30,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--op", choices=["matmul", "mix"], required=True)
     ap.add_argument("--units", type=int, required=True)
+    ap.add_argument("--extra", type=int, default=0,
+                    help="iterations per sample beyond units, not reported: a planted slowdown of the code")
     ap.add_argument("--n", type=int, default=512, help="matmul: matrix size")
     ap.add_argument("--threads", type=int, default=0, help="BLAS threads (0: numpy's default)")
     ap.add_argument("--repetitions", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    if args.units < 1 or args.repetitions < 1 or args.warmup < 0 or args.n < 1:
-        sys.exit("work.py: units, repetitions and n must be >= 1, warmup >= 0")
+    if args.units < 1 or args.repetitions < 1 or args.warmup < 0 or args.n < 1 or args.extra < 0:
+        sys.exit("work.py: units, repetitions and n must be >= 1, warmup and extra >= 0")
     if args.threads > 0:
         # Read by OpenBLAS when numpy loads it: set before the import.
         for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -71,13 +75,14 @@ def main():
         params.update(dtype="float64")
 
     sink = 0.0
+    iterations = args.units + args.extra
     for _ in range(args.warmup):
-        for _ in range(args.units):
+        for _ in range(iterations):
             sink += unit()
     samples = []
     for _ in range(args.repetitions):
         t0 = time.perf_counter_ns()
-        for _ in range(args.units):
+        for _ in range(iterations):
             sink += unit()
         samples.append((time.perf_counter_ns() - t0) / 1e6)
 
