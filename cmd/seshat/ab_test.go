@@ -202,3 +202,30 @@ func TestRegressionABConfirmAuto(t *testing.T) {
 		t.Errorf("noisy results %+v, want head's, after 2 rounds", rep.NoisyResults)
 	}
 }
+
+// TestRegressionVaryingSettingIsASeries: a setting that varies across the
+// matrix but is no label of the runs (side, read only by the command) is
+// never merged: without --baseline each value is an entry of its own, with
+// a note that says so, and the stored builds, which lack it, are not their
+// history.
+func TestRegressionVaryingSettingIsASeries(t *testing.T) {
+	h := newFakeHost(t)
+	results := abRun(t, h, abBenchmark(t, h, 2, 1, 0.5))
+	if r := runSeshat(t, nil, "upload", "-q", "--results-dir", results, "--store", h.store); r.code != 0 {
+		t.Fatalf("upload: exit %d: %s", r.code, r.stderr)
+	}
+	report := filepath.Join(h.dir, "report")
+	r := runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store, "--kpi-filter", "rate_gflops", "--report-dir", report)
+	if r.code != 0 || !strings.Contains(r.stderr, "setting side (base, head) varies across the matrix of workload pi") {
+		t.Fatalf("exit %d, want 0 with a note on side:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	s := summary(t, report)
+	if s["entries"].(float64) != 2 || s["no_history"].(float64) != 2 {
+		t.Errorf("summary %v, want 2 entries (side=base, side=head) without history", s)
+	}
+	for _, side := range []string{"side=base", "side=head"} {
+		if !strings.Contains(r.stdout, side) {
+			t.Errorf("the table has no entry %s:\n%s", side, r.stdout)
+		}
+	}
+}

@@ -434,16 +434,8 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 			return nil, "", err
 		}
 		from = append(from, "results directory "+opts.ResultsDir)
-		settings := map[string]map[string]any{}
-		for _, e := range m.Entries {
-			settings[e.Path] = e.Settings
-		}
 		for _, r := range buildPayloads(env, m) {
-			run := runOf(r, opts.Baseline != "")
-			if opts.Baseline != "" {
-				run.Settings = settingsText(settings[r.Path])
-			}
-			add(run)
+			add(runOf(r, opts.Baseline != ""))
 		}
 		for _, e := range m.Entries {
 			if !e.Complete {
@@ -476,6 +468,9 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 			add(runOf(r, opts.Baseline != ""))
 		}
 	}
+	for _, note := range labelMergedSettings(runs) {
+		env.logger().Warn(note)
+	}
 	return runs, strings.Join(from, " and "), nil
 }
 
@@ -485,6 +480,7 @@ func runOf(r lts.EntryPayload, samples bool) regression.Run {
 	run := regression.Run{Path: r.Path, Problems: r.Warnings}
 	if p := r.Payload; p != nil {
 		run.Record = lts.RecordOf(p)
+		run.Settings = settingsText(p.Metadata.Settings)
 		if code := p.Metadata.ExitCode; code != nil && *code != 0 && len(p.KPIs) == 0 && len(r.Warnings) == 0 {
 			// A payload read back from an LTS file carries no build warnings.
 			run.Problems = []string{fmt.Sprintf("exit code %d: no KPIs for a failed run", *code)}
