@@ -291,6 +291,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	defer stderr.Close()
 
 	env := childEnv(pe.Env, settings)
+	if wd, err := os.Getwd(); err == nil {
+		env = append(env, runnable.WorkDirEnv+"="+wd)
+	}
 	hostStart := hostState(pe.Host)
 	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
 	hostEnd := hostState(pe.Host)

@@ -229,3 +229,21 @@ func TestRegressionVaryingSettingIsASeries(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRelativeCommand: a relative command path in a benchmark file
+// (the A/B recipe's ab/{side}/bench) is taken from the directory seshat
+// run was started in, not from the run directory the command runs in.
+func TestRunRelativeCommand(t *testing.T) {
+	h := newFakeHost(t)
+	bench := filepath.Join(h.dir, "rel.yaml")
+	// This test runs in cmd/seshat: the stand-in PI is two levels up.
+	h.write(t, bench, "extra_settings: [device]\nexpe:\n  rel:\n    pi: exec\n    device: cpu\n    where: testdata\n    command: [\"../../{where}/pi/fake-rate.sh\"]\n")
+	results := filepath.Join(h.dir, "results")
+	r := runSeshat(t, nil, "run", "-q", "--benchmark", bench, "--results-dir", results)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d, want 0: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(results, "rel", "000__run", "pi.json")); err != nil {
+		t.Errorf("no pi.json from the relative command: %v (runs %v)", err, runDirsOf(t, results))
+	}
+}

@@ -56,6 +56,12 @@ type SettingsReader interface {
 	SettingNames() []string
 }
 
+// WorkDirEnv is the environment variable that gives a run's child the
+// directory `seshat run` was started in (the child itself runs in its run
+// directory): a relative command path in a benchmark file
+// (`ab/{side}/bench`) is relative to it. No setting's EnvName is it.
+const WorkDirEnv = "_SESHAT_WORKDIR"
+
 // EnvName is the environment variable a setting is exported to a run's
 // child as: SESHAT_ + the upper-cased name, other characters as "_"
 // (matrix_size -> SESHAT_MATRIX_SIZE, @repeat -> SESHAT__REPEAT).

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // outputGrace is how long the exec PI waits for its command's output to
@@ -25,7 +27,7 @@ const maxExecOutput = 64 << 20
 // runExec runs the exec PI's command; its stdout must be one pi.json
 // document, which is validated and returned as printed (extra fields kept).
 func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
+	cmd := exec.CommandContext(ctx, commandPath(p.Command[0], opts.Env), p.Command[1:]...)
 	cmd.Dir = opts.Dir
 	cmd.Env = childEnv(opts.Env, nil)
 	var out limitedBuffer
@@ -53,6 +55,23 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// commandPath is the program of an exec PI's command: a relative path
+// with a directory (`ab/base/bench`, `./bench`) is taken from the
+// directory `seshat run` was started in (runnable.WorkDirEnv in env), as a
+// person writing the benchmark file means it, not from the run directory
+// the command runs in; a bare name is looked up in PATH.
+func commandPath(name string, env []string) string {
+	if filepath.IsAbs(name) || !strings.ContainsRune(name, '/') {
+		return name
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if wd, ok := strings.CutPrefix(env[i], runnable.WorkDirEnv+"="); ok && wd != "" {
+			return filepath.Join(wd, name)
+		}
+	}
+	return name
 }
 
 // ValidatePIJSON checks that data is a pi.json document the parser can use:
