@@ -364,8 +364,9 @@ func writeBenchmark(c config, dir string, ab bool) (string, error) {
 // seshat runs the built seshat and returns its exit status; err carries
 // the last line of its stderr when it is not 0.
 func seshat(c config, args ...string) (int, error) {
+	// seshat inherits this environment: every job names its store
+	// (--history) or has none (A/B), whatever SESHAT_STORE says.
 	cmd := exec.Command(filepath.Join(c.tmp, "seshat"), args...)
-	cmd.Env = append(os.Environ(), "SESHAT_STORE=", "NO_COLOR=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err := cmd.Run()
