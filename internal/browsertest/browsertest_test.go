@@ -16,6 +16,13 @@ import (
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
 
+// TestMain stops the Chromium that the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browsertest.Shutdown()
+	os.Exit(code)
+}
+
 func pngBytes(t *testing.T) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
@@ -72,8 +79,11 @@ func TestProblems(t *testing.T) {
 
 // TestOpenRendersPage: a page with an image renders, not blank, with its
 // resources; a white page is blank.
+//
+// Not parallel, nor is any test that opens a page here: they share one
+// browser, which TestShutdownLeavesNothing then stops (a parallel test
+// would run after it, and start a second browser).
 func TestOpenRendersPage(t *testing.T) {
-	t.Parallel()
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	write(t, dir, "dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="#c62828"/></svg>`)
@@ -81,6 +91,9 @@ func TestOpenRendersPage(t *testing.T) {
 	p := browsertest.Check(t, page)
 	if !strings.Contains(p.DOM, `<img src="dot.svg"`) {
 		t.Errorf("DOM:\n%s", p.DOM)
+	}
+	if b := p.Screenshot.Bounds(); fmt.Sprintf("%d,%d", b.Dx(), b.Dy()) != browsertest.Window {
+		t.Errorf("screenshot of %dx%d pixels, want the window's %s", b.Dx(), b.Dy(), browsertest.Window)
 	}
 	if n := browsertest.NonWhite(p.Screenshot); n < 200*200 {
 		t.Errorf("%d non-white pixels, want the 200x200 red square at least", n)
@@ -105,7 +118,6 @@ func (r *recorder) Errorf(format string, args ...any) {
 // TestCheckImagesLoadInChromium: an image the browser cannot load (missing, or not
 // an image) is reported by its src; images that load report their width.
 func TestCheckImagesLoadInChromium(t *testing.T) {
-	t.Parallel()
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	write(t, dir, "fig/dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20"/></svg>`)
@@ -135,7 +147,7 @@ func TestCheckImagesLoadInChromium(t *testing.T) {
 		}
 	}
 
-	// The probed copy of the page is gone; the page is as it was.
+	// Nothing was written beside the page.
 	after, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
