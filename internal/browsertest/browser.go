@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -88,12 +89,18 @@ func Shutdown() {
 	shared.ctx, shared.stop, shared.out = nil, nil, nil
 }
 
-// tab opens the HTML file at path (absolute) in a new tab of the shared
-// Chromium, with a viewport of Window, and waits for the page's load event:
-// its images are loaded then. Run actions on the returned context, then
-// call done to close the tab. The tab gives up after timeout.
-func tab(t testing.TB, path string) (ctx context.Context, done func()) {
+// tab opens the HTML file at path in a new tab of the shared Chromium,
+// with a viewport of Window, and waits for the page's load event: its
+// images are loaded then. It skips the test when Chromium is not
+// installed. Run actions on the returned context, then call done to close
+// the tab. The tab gives up after timeout. abs is path made absolute.
+func tab(t testing.TB, path string) (abs string, ctx context.Context, done func()) {
 	t.Helper()
+	Chromium(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bctx, err := browser()
 	if err != nil {
 		t.Fatal(err)
@@ -101,12 +108,12 @@ func tab(t testing.TB, path string) (ctx context.Context, done func()) {
 	tctx, cancelTimeout := context.WithTimeout(bctx, timeout)
 	ctx, cancel := chromedp.NewContext(tctx)
 	done = func() { cancel(); cancelTimeout() }
-	u := (&url.URL{Scheme: "file", Path: path}).String()
+	u := (&url.URL{Scheme: "file", Path: abs}).String()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), chromedp.Navigate(u)); err != nil {
 		done()
 		t.Fatalf("chromium: opening %s: %v", u, browserError(err))
 	}
-	return ctx, done
+	return abs, ctx, done
 }
 
 // browserError adds to err what the shared Chromium printed last, when it

@@ -11,6 +11,7 @@ package browsertest
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
@@ -65,6 +66,9 @@ type Page struct {
 	// ScreenshotPath.
 	Screenshot     image.Image
 	ScreenshotPath string
+	// Images are the page's images as the browser loaded them (see
+	// LoadImages).
+	Images []Image
 }
 
 // dumpDOM serializes the document as Chromium's --dump-dom does.
@@ -72,20 +76,17 @@ const dumpDOM = `(document.doctype ? new XMLSerializer().serializeToString(docum
 
 // Open renders the HTML file at path in a new tab of the headless Chromium
 // the tests share (see Shutdown), with a viewport of Window, and returns
-// its DOM and a screenshot once the page has loaded.
+// its DOM, a screenshot and its images once the page has loaded.
 func Open(t testing.TB, path string) *Page {
 	t.Helper()
-	Chromium(t)
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &Page{Path: abs, ScreenshotPath: filepath.Join(t.TempDir(), "screenshot.png")}
-	ctx, done := tab(t, abs)
+	abs, ctx, done := tab(t, path)
 	defer done()
+	p := &Page{Path: abs, ScreenshotPath: filepath.Join(t.TempDir(), "screenshot.png")}
+	var err error
 	if p.DOM, err = chromedp.Run(ctx, chromedp.Evaluate[string](dumpDOM)); err != nil {
 		t.Fatalf("chromium: the DOM of %s: %v", abs, browserError(err))
 	}
+	p.Images = images(ctx, t, abs)
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("chromium: a screenshot of %s: %v", abs, browserError(err))
@@ -305,16 +306,16 @@ func CheckNotBlank(t testing.TB, p *Page, minFraction float64) {
 // Image is an <img> of a page as the browser loaded it.
 type Image struct {
 	// Src is the img element's src attribute.
-	Src string
+	Src string `json:"src"`
 	// NaturalWidth is the width of the image the browser decoded: 0 when it
 	// could not load or decode it.
-	NaturalWidth int
+	NaturalWidth int `json:"naturalWidth"`
 }
 
 // imageWidths lists, in document order, every image of the page with the
-// natural width the browser decoded. A reader of a report sees what the
-// browser decoded, which a file that exists does not guarantee.
-const imageWidths = `Array.from(document.images, img => ({src: img.getAttribute("src") ?? "", width: img.naturalWidth}))`
+// natural width the browser decoded, as Images. A reader of a report sees
+// what the browser decoded, which a file that exists does not guarantee.
+const imageWidths = `Array.from(document.images, img => ({src: img.getAttribute("src") ?? "", naturalWidth: img.naturalWidth}))`
 
 // LoadImages opens the HTML file at path in a new tab of the headless
 // Chromium the tests share and returns every image of the page, in
@@ -322,24 +323,17 @@ const imageWidths = `Array.from(document.images, img => ({src: img.getAttribute(
 // had loaded. The page is not changed: the images are read from the tab.
 func LoadImages(t testing.TB, path string) []Image {
 	t.Helper()
-	Chromium(t)
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, done := tab(t, abs)
+	abs, ctx, done := tab(t, path)
 	defer done()
-	type loaded struct {
-		Src   string `json:"src"`
-		Width int    `json:"width"`
-	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]loaded](imageWidths))
+	return images(ctx, t, abs)
+}
+
+// images reads the images of the page at abs loaded in the tab ctx.
+func images(ctx context.Context, t testing.TB, abs string) []Image {
+	t.Helper()
+	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]Image](imageWidths))
 	if err != nil {
 		t.Fatalf("chromium: the images of %s: %v", abs, browserError(err))
-	}
-	imgs := make([]Image, len(got))
-	for i, img := range got {
-		imgs[i] = Image{Src: img.Src, NaturalWidth: img.Width}
 	}
 	return imgs
 }
@@ -348,7 +342,20 @@ func LoadImages(t testing.TB, path string) []Image {
 // the browser did not load, and returns the images (see LoadImages).
 func CheckImagesLoad(t testing.TB, path string) []Image {
 	t.Helper()
-	imgs := LoadImages(t, path)
+	return checkLoaded(t, path, LoadImages(t, path))
+}
+
+// CheckPageImages is CheckImagesLoad for a page already open: it checks
+// p.Images, without opening the page again.
+func CheckPageImages(t testing.TB, p *Page) []Image {
+	t.Helper()
+	return checkLoaded(t, p.Path, p.Images)
+}
+
+// checkLoaded fails the test for every image of the page at path that the
+// browser did not load, and returns imgs.
+func checkLoaded(t testing.TB, path string, imgs []Image) []Image {
+	t.Helper()
 	for _, img := range imgs {
 		if img.NaturalWidth == 0 {
 			t.Errorf("%s: <img src=%q> did not load in the browser", path, img.Src)

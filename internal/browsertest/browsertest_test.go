@@ -116,7 +116,8 @@ func (r *recorder) Errorf(format string, args ...any) {
 }
 
 // TestCheckImagesLoadInChromium: an image the browser cannot load (missing, or not
-// an image) is reported by its src; images that load report their width.
+// an image) is reported by its src; images that load report their width;
+// so for a page already open.
 func TestCheckImagesLoadInChromium(t *testing.T) {
 	browsertest.Chromium(t)
 	dir := t.TempDir()
@@ -131,19 +132,27 @@ func TestCheckImagesLoadInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := &recorder{TB: t}
-	imgs := browsertest.CheckImagesLoad(r, page)
 	want := []browsertest.Image{{Src: "fig/dot.svg", NaturalWidth: 30}, {Src: "fig/missing.png", NaturalWidth: 0}, {Src: "fig/dot.png", NaturalWidth: 4}, {Src: "fig/fake.png", NaturalWidth: 0}}
-	if !slices.Equal(imgs, want) {
-		t.Errorf("images %v, want %v", imgs, want)
-	}
 	wantErrs := []string{`<img src="fig/missing.png"> did not load in the browser`, `<img src="fig/fake.png"> did not load in the browser`}
-	if len(r.errs) != len(wantErrs) {
-		t.Fatalf("%d errors, want %d:\n%s", len(r.errs), len(wantErrs), strings.Join(r.errs, "\n"))
+	// The page on its own, and the images of a page already open.
+	checks := map[string]func(testing.TB) []browsertest.Image{
+		"CheckImagesLoad": func(r testing.TB) []browsertest.Image { return browsertest.CheckImagesLoad(r, page) },
+		"CheckPageImages": func(r testing.TB) []browsertest.Image {
+			return browsertest.CheckPageImages(r, browsertest.Open(t, page))
+		},
 	}
-	for i := range wantErrs {
-		if !strings.HasPrefix(r.errs[i], page+": ") || !strings.Contains(r.errs[i], wantErrs[i]) {
-			t.Errorf("error %d: %s\nwant %s: …%s", i, r.errs[i], page, wantErrs[i])
+	for name, check := range checks {
+		r := &recorder{TB: t}
+		if imgs := check(r); !slices.Equal(imgs, want) {
+			t.Errorf("%s: images %v, want %v", name, imgs, want)
+		}
+		if len(r.errs) != len(wantErrs) {
+			t.Fatalf("%s: %d errors, want %d:\n%s", name, len(r.errs), len(wantErrs), strings.Join(r.errs, "\n"))
+		}
+		for i := range wantErrs {
+			if !strings.HasPrefix(r.errs[i], page+": ") || !strings.Contains(r.errs[i], wantErrs[i]) {
+				t.Errorf("%s: error %d: %s\nwant %s: …%s", name, i, r.errs[i], page, wantErrs[i])
+			}
 		}
 	}
 
