@@ -110,10 +110,13 @@ func TestLLMServingWorkloadFile(t *testing.T) {
 	browsertest.Chromium(t)
 	for _, name := range pages {
 		t.Run(strings.TrimSuffix(name, ".html"), func(t *testing.T) {
+			// Each page in a tab of the shared Chromium, side by side;
+			// the cleanups above wait for them.
+			t.Parallel()
 			page := filepath.Join(out, name)
 			p := browsertest.Open(t, page)
 			browsertest.CheckResources(t, p)
-			loaded := browsertest.CheckImagesLoad(t, page)
+			loaded := browsertest.CheckPageImages(t, p)
 			if name != "reports_index.html" && name != "kpi_history.html" && len(loaded) == 0 {
 				t.Errorf("%s: the browser loaded no figure", name)
 			}

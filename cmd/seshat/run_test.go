@@ -15,19 +15,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/models"
 )
 
 // TestMain lets the test binary stand in for the seshat executable: `seshat
 // run` starts its own executable as `seshat pi ...` for every run, and a
 // Slurm task runs it as `seshat run-point ...`; in tests that is this
-// binary. It stops the Slurm cluster the first Slurm test started.
+// binary. It stops the Slurm cluster the first Slurm test started, and
+// the Chromium the browser tests share.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") {
 		os.Exit(execute(osProcess()))
 	}
 	code := m.Run()
 	stopSlurm()
+	browsertest.Shutdown()
 	os.Exit(code)
 }
 

@@ -2,6 +2,9 @@
 // way a person would open a report: it checks that every resource the page
 // references is there and decodes, that the browser loads every image, and
 // that the page does not render blank.
+// The tests of one binary share one headless Chromium, started by the
+// first page opened, each page in a tab of its own; TestMain stops it with
+// Shutdown.
 // Tests using it skip, saying why, when Chromium is not installed (.ci/run
 // installs the Debian chromium package, so CI always runs them).
 package browsertest
@@ -20,19 +23,23 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // Binary is the Chromium the tests run (Debian's package).
 const Binary = "/usr/bin/chromium"
 
-// Window is the size of the screenshot's viewport.
+// Window is the size of the screenshot's viewport, and of Chromium's
+// window.
 const Window = "1280,1600"
+
+// windowWidth and windowHeight are Window in pixels.
+const windowWidth, windowHeight = 1280, 1600
 
 // timeout guards against a Chromium that hangs; it is not a timing
 // assertion.
@@ -52,70 +59,53 @@ func Chromium(t testing.TB) string {
 type Page struct {
 	// Path is the HTML file.
 	Path string
-	// DOM is the document after rendering (--dump-dom).
+	// DOM is the document after rendering, serialized as --dump-dom
+	// prints it (doctype, then the outer HTML of the root element).
 	DOM string
-	// Screenshot is the rendered viewport (--screenshot), kept in
+	// Screenshot is the rendered viewport, of Window's size, kept in
 	// ScreenshotPath.
 	Screenshot     image.Image
 	ScreenshotPath string
+	// Images are the page's images as the browser loaded them (see
+	// LoadImages).
+	Images []Image
 }
 
-// Open renders the HTML file at path twice in headless Chromium, for its
-// DOM and a screenshot, with a fresh profile and no network chatter.
+// dumpDOM serializes the document as Chromium's --dump-dom does.
+const dumpDOM = `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + "\n" : "") + document.documentElement.outerHTML`
+
+// Open renders the HTML file at path in a new tab of the headless Chromium
+// the tests share (see Shutdown), with a viewport of Window, and returns
+// its DOM, a screenshot and its images once the page has loaded.
 func Open(t testing.TB, path string) *Page {
 	t.Helper()
-	bin := Chromium(t)
-	abs, err := filepath.Abs(path)
+	abs, ctx, done := tab(t, path)
+	defer done()
+	p := &Page{Path: abs, ScreenshotPath: filepath.Join(t.TempDir(), "screenshot.png")}
+	var err error
+	if p.DOM, err = chromedp.Run(ctx, chromedp.Evaluate[string](dumpDOM)); err != nil {
+		t.Fatalf("chromium: the DOM of %s: %v", abs, browserError(err))
+	}
+	p.Images = images(ctx, t, abs)
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
+		t.Fatalf("chromium: a screenshot of %s: %v", abs, browserError(err))
+	}
+	if err := os.WriteFile(p.ScreenshotPath, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u := (&url.URL{Scheme: "file", Path: abs}).String()
-	tmp := t.TempDir()
-	p := &Page{Path: abs, ScreenshotPath: filepath.Join(tmp, "screenshot.png")}
-	p.DOM = run(t, bin, filepath.Join(tmp, "profile-dom"), "--dump-dom", u)
-	run(t, bin, filepath.Join(tmp, "profile-shot"), "--screenshot="+p.ScreenshotPath, "--window-size="+Window, "--hide-scrollbars", u)
-	f, err := os.Open(p.ScreenshotPath)
-	if err != nil {
-		t.Fatalf("chromium wrote no screenshot: %v", err)
-	}
-	defer f.Close()
-	if p.Screenshot, err = png.Decode(f); err != nil {
+	if p.Screenshot, err = png.Decode(bytes.NewReader(shot)); err != nil {
 		t.Fatalf("screenshot %s: %v", p.ScreenshotPath, err)
 	}
 	if dir := os.Getenv("SESHAT_BROWSERTEST_KEEP"); dir != "" {
 		// For a person to look at: SESHAT_BROWSERTEST_KEEP=/tmp/shots go test ...
 		keep := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+".png")
-		if data, err := os.ReadFile(p.ScreenshotPath); err == nil {
-			_ = os.MkdirAll(dir, 0o755)
-			_ = os.WriteFile(keep, data, 0o644)
+		_ = os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(keep, shot, 0o644); err == nil {
 			t.Logf("screenshot kept in %s", keep)
 		}
 	}
 	return p
-}
-
-// run runs Chromium headless on one page and returns its stdout.
-func run(t testing.TB, bin, profile string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + profile}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.String(), 2000))
-	}
-	return stdout.String()
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }
 
 // Resource is a URL the page references, with the element and attribute
@@ -316,103 +306,56 @@ func CheckNotBlank(t testing.TB, p *Page, minFraction float64) {
 // Image is an <img> of a page as the browser loaded it.
 type Image struct {
 	// Src is the img element's src attribute.
-	Src string
+	Src string `json:"src"`
 	// NaturalWidth is the width of the image the browser decoded: 0 when it
 	// could not load or decode it.
-	NaturalWidth int
+	NaturalWidth int `json:"naturalWidth"`
 }
 
-// imageProbe reports, once the page has loaded, every image's natural
-// width in the DOM, where --dump-dom shows it. A reader of a report sees
+// imageWidths lists, in document order, every image of the page with the
+// natural width the browser decoded, as Images. A reader of a report sees
 // what the browser decoded, which a file that exists does not guarantee.
-const imageProbe = `<script>
-window.addEventListener("load", () => {
-  for (const img of document.images) {
-    const p = document.createElement("p");
-    p.hidden = true;
-    p.setAttribute("data-browsertest-src", img.getAttribute("src") ?? "");
-    p.setAttribute("data-browsertest-width", String(img.naturalWidth));
-    document.body.appendChild(p);
-  }
-});
-</script>`
+const imageWidths = `Array.from(document.images, img => ({src: img.getAttribute("src") ?? "", naturalWidth: img.naturalWidth}))`
 
-// LoadImages opens the HTML file at path in headless Chromium and returns
-// every image of the page, in document order, with the natural width the
-// browser loaded. The page itself is not changed: a copy with a script
-// added is opened beside it, so that relative URLs resolve as they do for
-// the page, and removed afterwards.
+// LoadImages opens the HTML file at path in a new tab of the headless
+// Chromium the tests share and returns every image of the page, in
+// document order, with the natural width the browser loaded once the page
+// had loaded. The page is not changed: the images are read from the tab.
 func LoadImages(t testing.TB, path string) []Image {
 	t.Helper()
-	bin := Chromium(t)
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	probed := string(html) + imageProbe
-	if i := strings.LastIndex(strings.ToLower(string(html)), "</body>"); i >= 0 {
-		probed = string(html[:i]) + imageProbe + string(html[i:])
-	}
-	f, err := os.CreateTemp(filepath.Dir(abs), ".browsertest-*.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(f.Name())
-	_, err = f.WriteString(probed)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := (&url.URL{Scheme: "file", Path: f.Name()}).String()
-	// The virtual time budget lets the load event fire before the dump.
-	dom := run(t, bin, filepath.Join(t.TempDir(), "profile-images"), "--virtual-time-budget=10000", "--dump-dom", u)
-	if !strings.Contains(dom, "</html>") {
-		t.Fatalf("%s: --dump-dom returned no page:\n%s", abs, tail(dom, 500))
-	}
-	imgs, err := probedImages(dom)
-	if err != nil {
-		t.Fatalf("%s: the rendered DOM does not parse: %v", abs, err)
-	}
-	return imgs
+	abs, ctx, done := tab(t, path)
+	defer done()
+	return images(ctx, t, abs)
 }
 
-// probedImages reads what imageProbe wrote into the DOM.
-func probedImages(dom string) ([]Image, error) {
-	var out []Image
-	err := eachElement(dom, func(se xml.StartElement) error {
-		var img Image
-		probe := false
-		for _, a := range se.Attr {
-			switch a.Name.Local {
-			case "data-browsertest-src":
-				img.Src, probe = a.Value, true
-			case "data-browsertest-width":
-				w, err := strconv.Atoi(a.Value)
-				if err != nil {
-					return fmt.Errorf("image width %q: %w", a.Value, err)
-				}
-				img.NaturalWidth = w
-			}
-		}
-		if probe {
-			out = append(out, img)
-		}
-		return nil
-	})
-	return out, err
+// images reads the images of the page at abs loaded in the tab ctx.
+func images(ctx context.Context, t testing.TB, abs string) []Image {
+	t.Helper()
+	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]Image](imageWidths))
+	if err != nil {
+		t.Fatalf("chromium: the images of %s: %v", abs, browserError(err))
+	}
+	return imgs
 }
 
 // CheckImagesLoad fails the test for every image of the page at path that
 // the browser did not load, and returns the images (see LoadImages).
 func CheckImagesLoad(t testing.TB, path string) []Image {
 	t.Helper()
-	imgs := LoadImages(t, path)
+	return checkLoaded(t, path, LoadImages(t, path))
+}
+
+// CheckPageImages is CheckImagesLoad for a page already open: it checks
+// p.Images, without opening the page again.
+func CheckPageImages(t testing.TB, p *Page) []Image {
+	t.Helper()
+	return checkLoaded(t, p.Path, p.Images)
+}
+
+// checkLoaded fails the test for every image of the page at path that the
+// browser did not load, and returns imgs.
+func checkLoaded(t testing.TB, path string, imgs []Image) []Image {
+	t.Helper()
 	for _, img := range imgs {
 		if img.NaturalWidth == 0 {
 			t.Errorf("%s: <img src=%q> did not load in the browser", path, img.Src)

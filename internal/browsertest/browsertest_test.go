@@ -16,6 +16,13 @@ import (
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
 
+// TestMain stops the Chromium that the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browsertest.Shutdown()
+	os.Exit(code)
+}
+
 func pngBytes(t *testing.T) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
@@ -72,8 +79,11 @@ func TestProblems(t *testing.T) {
 
 // TestOpenRendersPage: a page with an image renders, not blank, with its
 // resources; a white page is blank.
+//
+// Not parallel, nor is any test that opens a page here: they share one
+// browser, which TestShutdownLeavesNothing then stops (a parallel test
+// would run after it, and start a second browser).
 func TestOpenRendersPage(t *testing.T) {
-	t.Parallel()
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	write(t, dir, "dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="#c62828"/></svg>`)
@@ -81,6 +91,9 @@ func TestOpenRendersPage(t *testing.T) {
 	p := browsertest.Check(t, page)
 	if !strings.Contains(p.DOM, `<img src="dot.svg"`) {
 		t.Errorf("DOM:\n%s", p.DOM)
+	}
+	if b := p.Screenshot.Bounds(); fmt.Sprintf("%d,%d", b.Dx(), b.Dy()) != browsertest.Window {
+		t.Errorf("screenshot of %dx%d pixels, want the window's %s", b.Dx(), b.Dy(), browsertest.Window)
 	}
 	if n := browsertest.NonWhite(p.Screenshot); n < 200*200 {
 		t.Errorf("%d non-white pixels, want the 200x200 red square at least", n)
@@ -103,9 +116,9 @@ func (r *recorder) Errorf(format string, args ...any) {
 }
 
 // TestCheckImagesLoadInChromium: an image the browser cannot load (missing, or not
-// an image) is reported by its src; images that load report their width.
+// an image) is reported by its src; images that load report their width;
+// so for a page already open.
 func TestCheckImagesLoadInChromium(t *testing.T) {
-	t.Parallel()
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	write(t, dir, "fig/dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20"/></svg>`)
@@ -119,23 +132,31 @@ func TestCheckImagesLoadInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := &recorder{TB: t}
-	imgs := browsertest.CheckImagesLoad(r, page)
 	want := []browsertest.Image{{Src: "fig/dot.svg", NaturalWidth: 30}, {Src: "fig/missing.png", NaturalWidth: 0}, {Src: "fig/dot.png", NaturalWidth: 4}, {Src: "fig/fake.png", NaturalWidth: 0}}
-	if !slices.Equal(imgs, want) {
-		t.Errorf("images %v, want %v", imgs, want)
-	}
 	wantErrs := []string{`<img src="fig/missing.png"> did not load in the browser`, `<img src="fig/fake.png"> did not load in the browser`}
-	if len(r.errs) != len(wantErrs) {
-		t.Fatalf("%d errors, want %d:\n%s", len(r.errs), len(wantErrs), strings.Join(r.errs, "\n"))
+	// The page on its own, and the images of a page already open.
+	checks := map[string]func(testing.TB) []browsertest.Image{
+		"CheckImagesLoad": func(r testing.TB) []browsertest.Image { return browsertest.CheckImagesLoad(r, page) },
+		"CheckPageImages": func(r testing.TB) []browsertest.Image {
+			return browsertest.CheckPageImages(r, browsertest.Open(t, page))
+		},
 	}
-	for i := range wantErrs {
-		if !strings.HasPrefix(r.errs[i], page+": ") || !strings.Contains(r.errs[i], wantErrs[i]) {
-			t.Errorf("error %d: %s\nwant %s: …%s", i, r.errs[i], page, wantErrs[i])
+	for name, check := range checks {
+		r := &recorder{TB: t}
+		if imgs := check(r); !slices.Equal(imgs, want) {
+			t.Errorf("%s: images %v, want %v", name, imgs, want)
+		}
+		if len(r.errs) != len(wantErrs) {
+			t.Fatalf("%s: %d errors, want %d:\n%s", name, len(r.errs), len(wantErrs), strings.Join(r.errs, "\n"))
+		}
+		for i := range wantErrs {
+			if !strings.HasPrefix(r.errs[i], page+": ") || !strings.Contains(r.errs[i], wantErrs[i]) {
+				t.Errorf("%s: error %d: %s\nwant %s: …%s", name, i, r.errs[i], page, wantErrs[i])
+			}
 		}
 	}
 
-	// The probed copy of the page is gone; the page is as it was.
+	// Nothing was written beside the page.
 	after, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,158 @@
+package browsertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// shutdownTimeout bounds how long Shutdown waits for Chromium to close
+// gracefully before it kills it.
+const shutdownTimeout = 10 * time.Second
+
+// shared is the headless Chromium that the tests of one test binary share:
+// started by the first page a test opens, each page in a tab of its own,
+// stopped by Shutdown.
+var shared struct {
+	mu sync.Mutex
+	// ctx is the browser's chromedp context: a context made from it with
+	// chromedp.NewContext is a new tab. Nil until the browser starts.
+	ctx context.Context
+	// stop closes the browser and waits until its processes and its
+	// temporary profile are gone.
+	stop func()
+	// out is the end of what Chromium printed, for the error of a browser
+	// that fails.
+	out *tailBuffer
+}
+
+// browser returns the context of the shared Chromium, starting it on the
+// first call, or again when the one started before has died.
+func browser() (context.Context, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.ctx != nil && shared.ctx.Err() == nil {
+		return shared.ctx, nil
+	}
+	if shared.stop != nil {
+		shared.stop() // a browser that died: free what it left
+		shared.ctx, shared.stop = nil, nil
+	}
+	out := &tailBuffer{max: 4000}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(Binary),
+		// The flags Chromium has always run the tests with (Headless
+		// adds --hide-scrollbars and --mute-audio); the allocator adds a
+		// temporary profile (--user-data-dir), removed when the browser
+		// stops, and --remote-debugging-pipe.
+		chromedp.Headless, chromedp.NoSandbox, chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("window-size", Window),
+		chromedp.CombinedOutput(out))
+	// The browser lives as long as ctx, the context of its first run: no
+	// timeout there, Shutdown ends it.
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	stop := func() {
+		sctx, scancel := context.WithTimeout(ctx, shutdownTimeout)
+		_ = chromedp.Cancel(sctx) // closes Chromium gracefully…
+		scancel()
+		cancel()
+		cancelAlloc() // …or kills it, and waits for its profile to go
+	}
+	if err := chromedp.Do(ctx); err != nil {
+		stop()
+		return nil, fmt.Errorf("starting %s: %w\n%s", Binary, err, out)
+	}
+	shared.ctx, shared.stop, shared.out = ctx, stop, out
+	return ctx, nil
+}
+
+// Shutdown stops the Chromium that the tests of this binary share, if one
+// was started, and waits until its processes and its temporary profile are
+// gone. Call it from TestMain after m.Run in every package whose tests open
+// pages; a later Open starts a new browser.
+func Shutdown() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stop != nil {
+		shared.stop()
+	}
+	shared.ctx, shared.stop, shared.out = nil, nil, nil
+}
+
+// tab opens the HTML file at path in a new tab of the shared Chromium,
+// with a viewport of Window, and waits for the page's load event: its
+// images are loaded then. It skips the test when Chromium is not
+// installed. Run actions on the returned context, then call done to close
+// the tab. The tab gives up after timeout. abs is path made absolute.
+func tab(t testing.TB, path string) (abs string, ctx context.Context, done func()) {
+	t.Helper()
+	Chromium(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bctx, err := browser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancelTimeout := context.WithTimeout(bctx, timeout)
+	ctx, cancel := chromedp.NewContext(tctx)
+	done = func() { cancel(); cancelTimeout() }
+	u := (&url.URL{Scheme: "file", Path: abs}).String()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), chromedp.Navigate(u)); err != nil {
+		done()
+		t.Fatalf("chromium: opening %s: %v", u, browserError(err))
+	}
+	return abs, ctx, done
+}
+
+// browserError adds to err what the shared Chromium printed last, when it
+// has died.
+func browserError(err error) error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.ctx == nil || shared.ctx.Err() == nil || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w (chromium died)\n%s", err, shared.out)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+	cut bool
+}
+
+// Write keeps the end of p; it never fails.
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if len(w.b) > w.max {
+		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
+		w.cut = true
+	}
+	return len(p), nil
+}
+
+// String returns what the buffer kept, marked as cut when it is.
+func (w *tailBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cut {
+		return "…" + string(w.b)
+	}
+	return string(w.b)
+}
