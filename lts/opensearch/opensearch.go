@@ -26,6 +26,7 @@ import (
 	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -54,7 +55,7 @@ func init() {
 func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", lts.Redact(rawURL))
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", redact.URL(rawURL))
 	}
 	src := credentialSources{URL: u.User, Username: opts.Username, Password: opts.Password}
 	if opts.PasswordFile != "" {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// storePassword is the password planted in the store URLs below: no output
+// may show it, nor any part of it.
+const storePassword = "S3cret"
+
+// TestStoreURLPasswordNeverShows: a store URL holding a password is named
+// in every message with its password hidden, whatever its shape — without
+// `//`, with one slash, without a scheme, unparsable — and wherever it comes
+// from: --store, --history, --opensearch-url, SESHAT_STORE.
+func TestStoreURLPasswordNeverShows(t *testing.T) {
+	t.Parallel()
+	results := smallTree(t)
+	shapes := []string{
+		"http:admin:" + storePassword + "@127.0.0.1:9200",
+		"http:/admin:" + storePassword + "@127.0.0.1:9200",
+		"https:admin:" + storePassword + "@127.0.0.1:9200",
+		"admin:" + storePassword + "@127.0.0.1:9200",
+		"http://admin:" + storePassword + "@[::1",
+		"https://admin:" + storePassword + "%zz@127.0.0.1:9200",
+	}
+	for _, store := range shapes {
+		tests := []struct {
+			name string
+			env  map[string]string
+			args []string
+		}{
+			{"history --store", nil, []string{"history", "--store", store}},
+			{"SESHAT_STORE", map[string]string{"SESHAT_STORE": store}, []string{"history"}},
+			{"regression --history", nil, []string{"regression", "--results-dir", results, "--history", store, "--report-dir", t.TempDir()}},
+			{"visualize --history", nil, []string{"visualize", "--results-dir", results, "--history", store, "--output-dir", t.TempDir()}},
+			{"upload --opensearch-url", nil, []string{"upload", "--results-dir", results, "--store", "sqlite:" + t.TempDir() + "/lts.db",
+				"--opensearch-export", "--opensearch-url", store}},
+			{"compare --store", nil, []string{"compare", "build:a", "build:b", "--store", store}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name+" "+store, func(t *testing.T) {
+				t.Parallel()
+				r := runSeshat(t, tt.env, tt.args...)
+				if strings.Contains(r.stdout+r.stderr, storePassword) {
+					t.Errorf("the password shows:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+				}
+				if r.code != 4 {
+					t.Errorf("exit %d, want 4\n%s", r.code, r.stderr)
+				}
+			})
+		}
+	}
+}
