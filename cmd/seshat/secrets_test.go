@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // storePassword is the password planted in the store URLs below: no output
@@ -50,5 +51,37 @@ func TestStoreURLPasswordNeverShows(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStoreURLUnencodedUserinfo: a password holding an unencoded '/', '#',
+// '?' or '@' makes the URL say something else than meant (the host `ss` of
+// http://admin:p@ss/w:rd#...@127.0.0.1): it is refused before anything is
+// sent, naming the rule, without showing any part of the password.
+func TestStoreURLUnencodedUserinfo(t *testing.T) {
+	t.Parallel()
+	for _, store := range []string{
+		"http://admin:p@ss/w:rd#Zq9?x@127.0.0.1:19221",
+		"http://admin:p@ss@127.0.0.1:19221",
+		"http://admin:pa/ss@127.0.0.1:19221",
+		"https://admin:pa?ss@127.0.0.1:19221",
+		"https://admin:pa#ss@127.0.0.1:19221",
+	} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			r := runSeshat(t, nil, "history", "--store", store, "--retry-timeout", "1s")
+			if r.code != 4 || !strings.Contains(r.stderr, "percent-encode") {
+				t.Errorf("exit %d, want 4 naming the rule (percent-encode)\n%s", r.code, r.stderr)
+			}
+			for _, part := range []string{"ss/w", "rd#", "Zq9", "p@ss", "pa/ss", "pa?ss", "pa#ss", ":p@"} {
+				if strings.Contains(r.stdout+r.stderr, part) {
+					t.Errorf("%q of the password shows:\n%s", part, r.stderr)
+				}
+			}
+			if took := time.Since(start); took > 900*time.Millisecond {
+				t.Errorf("took %v: the store was tried", took)
+			}
+		})
 	}
 }
