@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +85,65 @@ func TestStoreURLUnencodedUserinfo(t *testing.T) {
 				t.Errorf("took %v: the store was tried", took)
 			}
 		})
+	}
+}
+
+// TestWrittenURLsHaveNoCredentials: the user and password of
+// SESHAT_RESULTS_BASE_URL and of the CI's server URL are not written: not
+// into the payloads' metadata.urls (--output-lts, the matrix, a store),
+// not into build.json's ci.url.
+func TestWrittenURLsHaveNoCredentials(t *testing.T) {
+	t.Parallel()
+	const secret = "Pa55-in-a-URL"
+	environ := append(ciFree(), "GITHUB_ACTIONS=true", "GITHUB_SHA=89abcdef0123", "GITHUB_RUN_ID=4242",
+		"GITHUB_SERVER_URL=https://ci:"+secret+"@github.example", "GITHUB_REPOSITORY=acme/stack")
+	results := filepath.Join(t.TempDir(), "results")
+	r := runSeshatIn(t, nil, environ, "run", "--benchmark", writeBenchmark(t, tinyBenchmark), "--results-dir", results)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, d := range runDirsOf(t, results) {
+		b := readBuild(t, filepath.Join(results, d))
+		if b.CI == nil || b.CI.URL != "https://github.example/acme/stack/actions/runs/4242" {
+			t.Errorf("%s: build.json ci %+v, want the run's URL without credentials", d, b.CI)
+		}
+	}
+	imported := filepath.Join(t.TempDir(), "imported")
+	r = runSeshat(t, nil, "import", "gobench", gobenchData+"old.txt", "--results-dir", imported, "--ci-url", "https://ci:"+secret+"@ci.example/run/1")
+	if r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	builds, _ := filepath.Glob(filepath.Join(imported, "*", "*", "build.json"))
+	for _, path := range builds {
+		data, err := os.ReadFile(path)
+		if err != nil || strings.Contains(string(data), secret) || !strings.Contains(string(data), `"https://ci.example/run/1"`) {
+			t.Errorf("%s: %v\n%s", path, err, data)
+		}
+	}
+	if len(builds) == 0 {
+		t.Errorf("import wrote no build.json")
+	}
+	env := map[string]string{"SESHAT_RESULTS_BASE_URL": "https://ci:" + secret + "@artifacts.example/job/7/"}
+	db := filepath.Join(t.TempDir(), "lts.db")
+	for _, args := range [][]string{
+		{"parse", "--results-dir", results, "--output-lts", "-"},
+		{"parse", "--results-dir", results, "--output-matrix", "-"},
+		{"upload", "--results-dir", results, "--store", "sqlite:" + db},
+		{"history", "--store", "sqlite:" + db, "--format", "json"},
+	} {
+		r := runSeshat(t, env, args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args[0], r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%v shows the password:\n%s\n%s", args, r.stdout, r.stderr)
+		}
+		if args[0] == "parse" && !strings.Contains(r.stdout, `"https://artifacts.example/job/7/tiny/`) {
+			t.Errorf("%v: no artifact URL without credentials:\n%s", args, r.stdout)
+		}
+	}
+	data, err := os.ReadFile(db)
+	if err != nil || strings.Contains(string(data), secret) || !strings.Contains(string(data), "https://artifacts.example/job/7/tiny/") {
+		t.Errorf("the store holds the password, or no artifact URL (%v)", err)
 	}
 }

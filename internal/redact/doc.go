@@ -7,4 +7,6 @@
 //   - CheckUserinfo refuses a URL whose user information is not
 //     percent-encoded, so that it would be read with another host than
 //     meant (http://admin:p@ss/w@host is the host "ss").
+//   - StripUserinfo removes the user information of a URL written into a
+//     file or a payload (the published results, a CI run's page).
 package redact

@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzURLHidesPassword: whatever the password holds, a store URL of any
-// shape written with it never shows it in a message.
+// shape written with it never shows it in a message, and never keeps it
+// when stripped.
 func FuzzURLHidesPassword(f *testing.F) {
 	for _, pw := range []string{"hunter2", "p@ss/w:rd#Zq9?x", "a%zz", "[::1]", "pw@", "/:?#@", "é€"} {
 		f.Add(pw)
@@ -31,6 +32,9 @@ func FuzzURLHidesPassword(f *testing.F) {
 			}
 			if got := redact.URL(raw); strings.Contains(got, pw) {
 				t.Errorf("URL(%q) = %q", raw, got)
+			}
+			if got, err := redact.StripUserinfo(raw); err == nil && strings.Contains(got, pw) {
+				t.Errorf("StripUserinfo(%q) = %q", raw, got)
 			}
 		}
 	})

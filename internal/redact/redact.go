@@ -82,3 +82,27 @@ func CheckUserinfo(rawURL string) error {
 	}
 	return nil
 }
+
+// StripUserinfo is rawURL without its user information, for a URL written
+// into a file or a payload. A URL without any is returned as it is. One
+// whose '@' CheckUserinfo refuses (in a path too: percent-encode it), or
+// holding an '@' without `//` (http:user:pw@host), is an error: no part of
+// it can be written safely.
+func StripUserinfo(rawURL string) (string, error) {
+	if !strings.Contains(rawURL, "@") {
+		return rawURL, nil
+	}
+	if err := CheckUserinfo(rawURL); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", errors.New("not a URL")
+	}
+	if u.User == nil {
+		// An '@' and no `//`: a path, or credentials (http:user:pw@host).
+		return "", ErrUnencodedUserinfo
+	}
+	u.User = nil
+	return u.String(), nil
+}

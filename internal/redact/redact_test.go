@@ -54,3 +54,25 @@ func TestCheckUserinfo(t *testing.T) {
 		}
 	}
 }
+
+func TestStripUserinfo(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://ci:hunter2@artifacts.example/job/7/": "https://artifacts.example/job/7/",
+		"https://token@artifacts.example/job/7":       "https://artifacts.example/job/7",
+		"https://artifacts.example/job/7/":            "https://artifacts.example/job/7/",
+		"https://artifacts.example/runs/%40nightly/":  "https://artifacts.example/runs/%40nightly/",
+		"https://github.com":                          "https://github.com",
+	} {
+		got, err := redact.StripUserinfo(in)
+		if err != nil || got != want {
+			t.Errorf("StripUserinfo(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"https:ci:hunter2@artifacts.example/", "https://ci:hun@ter/2@artifacts.example/", "https://ci:hunter2@[::1",
+		"https://ci/hunter2@artifacts.example/"} {
+		if got, err := redact.StripUserinfo(bad); err == nil || strings.Contains(got+err.Error(), "hunter2") || strings.Contains(got+err.Error(), "ter/2") {
+			t.Errorf("StripUserinfo(%q) = %q, %v; want an error that shows nothing of it", bad, got, err)
+		}
+	}
+}
