@@ -147,3 +147,46 @@ func TestWrittenURLsHaveNoCredentials(t *testing.T) {
 		t.Errorf("the store holds the password, or no artifact URL (%v)", err)
 	}
 }
+
+// TestChildEnvironmentWithoutSecrets: a PI gets seshat's environment
+// without seshat's secrets (redact.Environ): SESHAT_ variables naming a
+// password or token dropped, URLs without their credentials; the rest,
+// and the run's settings, as they are.
+func TestChildEnvironmentWithoutSecrets(t *testing.T) {
+	t.Parallel()
+	const secret = "Pa55-handed-down"
+	environ := append(os.Environ(),
+		"SESHAT_OPENSEARCH_PASSWORD="+secret,
+		"SESHAT_OPENSEARCH_USERNAME=ci",
+		"SESHAT_API_TOKEN="+secret,
+		"SESHAT_STORE=https://ci:"+secret+"@search.example:9200",
+		"SESHAT_HISTORY=http:ci:"+secret+"@search.example:9200",
+		"SESHAT_RESULTS_BASE_URL=https://ci:"+secret+"@artifacts.example/job/7/",
+		"PI_OWN_PROXY=http://me:proxy-pw@proxy:3128")
+	bench := writeBenchmark(t, `expe:
+  env:
+    pi: exec
+    db_password: the-benchmark-s-own
+    command: [sh, -c, ': $SESHAT_DB_PASSWORD; env >&2; printf "{\"component\": \"sh\", \"name\": \"PiEnv\", \"@result\": {\"elapsed\": 1.5}}"']
+`)
+	results := filepath.Join(t.TempDir(), "results")
+	r := runSeshatIn(t, nil, environ, "run", "--benchmark", bench, "--results-dir", results)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(results, "env", "000__run", "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(data)
+	if strings.Contains(got, secret) {
+		t.Errorf("the PI's environment holds seshat's secrets:\n%s", got)
+	}
+	for _, want := range []string{"SESHAT_OPENSEARCH_USERNAME=ci\n", "SESHAT_STORE=https://search.example:9200\n",
+		"SESHAT_RESULTS_BASE_URL=https://artifacts.example/job/7/\n", "PI_OWN_PROXY=http://me:proxy-pw@proxy:3128\n",
+		"SESHAT_DB_PASSWORD=the-benchmark-s-own\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the PI's environment lacks %q:\n%s", want, got)
+		}
+	}
+}

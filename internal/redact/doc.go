@@ -9,4 +9,6 @@
 //     meant (http://admin:p@ss/w@host is the host "ss").
 //   - StripUserinfo removes the user information of a URL written into a
 //     file or a payload (the published results, a CI run's page).
+//   - Environ is the environment of a child process: seshat's own
+//     variables without their secrets.
 package redact

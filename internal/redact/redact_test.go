@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +75,36 @@ func TestStripUserinfo(t *testing.T) {
 		if got, err := redact.StripUserinfo(bad); err == nil || strings.Contains(got+err.Error(), "hunter2") || strings.Contains(got+err.Error(), "ter/2") {
 			t.Errorf("StripUserinfo(%q) = %q, %v; want an error that shows nothing of it", bad, got, err)
 		}
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	t.Parallel()
+	got := redact.Environ([]string{
+		"PATH=/usr/bin",
+		"HTTPS_PROXY=http://me:proxy-pw@proxy:3128",
+		"SESHAT_OPENSEARCH_USERNAME=ci",
+		"SESHAT_OPENSEARCH_PASSWORD=hunter2",
+		"SESHAT_PASSWORD_FILE=/run/secrets/search",
+		"SESHAT_API_TOKEN=hunter2",
+		"SESHAT_CLIENT_SECRET=hunter2",
+		"SESHAT_STORE=https://ci:hunter2@search:9200",
+		"SESHAT_HISTORY=http:ci:hunter2@search:9200",
+		"SESHAT_RESULTS_BASE_URL=https://ci:hunter2@artifacts.example/job/7/",
+		"SESHAT_OPENSEARCH_URL=http://ci:hun@ter/2@search:9200",
+		"SESHAT_NOTIFY=team@example.com",
+		"SESHAT_CONFIG=ci/seshat.yaml",
+	})
+	want := []string{
+		"PATH=/usr/bin",
+		"HTTPS_PROXY=http://me:proxy-pw@proxy:3128",
+		"SESHAT_OPENSEARCH_USERNAME=ci",
+		"SESHAT_STORE=https://search:9200",
+		"SESHAT_RESULTS_BASE_URL=https://artifacts.example/job/7/",
+		"SESHAT_NOTIFY=team@example.com",
+		"SESHAT_CONFIG=ci/seshat.yaml",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environ =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
