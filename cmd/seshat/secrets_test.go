@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seshat-bench/seshat/lts/opensearchtest"
+	"github.com/seshat-bench/seshat/models"
 )
 
 // storePassword is the password planted in the store URLs below: no output
@@ -187,6 +194,142 @@ func TestChildEnvironmentWithoutSecrets(t *testing.T) {
 		"SESHAT_DB_PASSWORD=the-benchmark-s-own\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the PI's environment lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// sweepBenchmark is two exec PIs, two runs each, that print seshat's
+// variables of their environment (the rest is the PI's own, passed on
+// unchanged: redact.Environ) into stderr.log, which the payloads quote.
+const sweepBenchmark = `extra_settings: [device]
+common_settings:
+  pi: exec
+  device: cpu
+  repeat: 2
+expe:
+  sweep:
+    size: [1, 2]
+    command: [sh, -c, 'env | grep ^SESHAT_ >&2; printf "{\"component\": \"sh\", \"name\": \"PiSweep\", \"@parameters\": {\"n\": {size}},
+      \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5, 1.6], \"ci95_low\": 1.4, \"ci95_high\": 1.6}, \"versions\": {\"sh\": \"1.0\"}}"']
+`
+
+// TestNoSecretAnywhere plants one secret everywhere seshat takes one — the
+// OpenSearch password (the environment, a --password-file, a config
+// file's store URL, store URLs of every shape), SESHAT_RESULTS_BASE_URL,
+// the CI's server URL, import's --ci-url — runs every verb that could show
+// or write it, and sweeps what they printed, every file they wrote (run
+// directories, caches, reports, payloads, the SQLite store), what the PIs
+// were given (their environment, printed into stderr.log) and what the
+// OpenSearch store holds.
+func TestNoSecretAnywhere(t *testing.T) {
+	t.Parallel()
+	const secret = "Sw33p-9f2c-never-shown"
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 7, Username: "ci", Password: secret})
+	withCreds := strings.Replace(ts.URL, "http://", "http://ci:"+secret+"@", 1)
+	root := t.TempDir()
+	path := func(name string) string { return filepath.Join(root, name) }
+	if err := os.WriteFile(path("password"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := path("seshat.yaml")
+	if err := os.WriteFile(config, []byte("lts:\n  opensearch:\n    url: "+withCreds+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path("series.csv"), []byte("a\n1\n1\n1\n1\n5\n5\n5\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := map[string]string{
+		"SESHAT_RESULTS_BASE_URL":    "https://ci:" + secret + "@artifacts.example/job/7/",
+		"SESHAT_OPENSEARCH_USERNAME": "ci",
+		"SESHAT_OPENSEARCH_PASSWORD": secret,
+	}
+	environ := append(ciFree(), "GITHUB_ACTIONS=true", "GITHUB_SHA=89abcdef0123", "GITHUB_RUN_ID=4242",
+		"GITHUB_SERVER_URL=https://ci:"+secret+"@github.example", "GITHUB_REPOSITORY=acme/stack")
+	for k, v := range getenv {
+		environ = append(environ, k+"="+v)
+	}
+	results, db := path("results"), "sqlite:"+path("lts.db")
+	steps := []struct {
+		args []string
+		env  map[string]string // nil: getenv
+		ok   []int             // the exit statuses expected
+	}{
+		{args: []string{"run", "--benchmark", writeBenchmark(t, sweepBenchmark), "--results-dir", results}, ok: []int{0}},
+		{args: []string{"-v", "parse", "--results-dir", results, "--output-lts", path("lts.json"), "--output-matrix", path("matrix.json")}, ok: []int{0}},
+		{args: []string{"kpis", "--results-dir", results}, ok: []int{0}},
+		{args: []string{"-v", "upload", "--results-dir", results, "--store", db}, ok: []int{0}},
+		{args: []string{"-v", "upload", "--lts", path("lts.json"), "--store", withCreds}, env: map[string]string{}, ok: []int{0}},
+		{args: []string{"-v", "upload", "--results-dir", results, "--store", ts.URL, "--password-file", path("password")},
+			env: map[string]string{"SESHAT_OPENSEARCH_USERNAME": "ci"}, ok: []int{0}},
+		{args: []string{"-v", "--config", config, "upload", "--results-dir", results, "--store", db, "--opensearch-export"}, ok: []int{0}},
+		{args: []string{"-v", "upload", "--results-dir", results, "--store", db, "--dry-run"}, ok: []int{0}},
+		{args: []string{"-v", "history", "--store", db, "--format", "json"}, ok: []int{0}},
+		{args: []string{"-v", "history", "--store", withCreds}, env: map[string]string{}, ok: []int{0}},
+		{args: []string{"-v", "history", "--store", "http:ci:" + secret + "@127.0.0.1:9"}, ok: []int{4}},
+		{args: []string{"-v", "history", "--store", "http://ci:" + secret + "/x@127.0.0.1:9"}, ok: []int{4}},
+		{args: []string{"-v", "regression", "--results-dir", results, "--history", db, "--report-dir", path("report")}, ok: []int{0, 2, 3}},
+		{args: []string{"-v", "regression", "--results-dir", results, "--history", withCreds, "--report-dir", path("report-os")},
+			env: map[string]string{}, ok: []int{0, 2, 3}},
+		{args: []string{"-v", "visualize", "--results-dir", results, "--history", withCreds, "--output-dir", path("visualize")},
+			env: map[string]string{}, ok: []int{0}},
+		{args: []string{"-v", "compare", results, path("lts.json"), "--format", "markdown"}, ok: []int{0, 3}},
+		{args: []string{"-v", "compare", "build:github-4242", results, "--store", db}, ok: []int{0}},
+		{args: []string{"-v", "compare", "build:none", results, "--store", withCreds}, env: map[string]string{}, ok: []int{3}},
+		{args: []string{"-v", "import", "gobench", gobenchData + "old.txt", "--results-dir", path("imported"), "--ci-url",
+			"https://ci:" + secret + "@ci.example/run/1"}, ok: []int{0}},
+		{args: []string{"-v", "changepoints", path("series.csv")}, ok: []int{0}},
+		{args: []string{"-v", "dashboards"}, ok: []int{0}},
+		{args: []string{"-v", "schema"}, ok: []int{0}},
+		{args: []string{"-v", "version"}, ok: []int{0}},
+	}
+	for _, s := range steps {
+		env := s.env
+		if env == nil {
+			env = getenv
+		}
+		r := runSeshatIn(t, env, environ, s.args...)
+		if !slices.Contains(s.ok, r.code) {
+			t.Errorf("%v: exit %d, want one of %v\n%s", s.args, r.code, s.ok, r.stderr)
+		}
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%v shows the secret:\nstdout: %s\nstderr: %s", s.args, r.stdout, r.stderr)
+		}
+	}
+	files := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		if name := filepath.Base(p); name != "password" && name != "seshat.yaml" && bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%s holds the secret", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What seshat must have written, so that the sweep is not vacuous.
+	if runs := runDirsOf(t, results); len(runs) != 4 || files < 50 {
+		t.Errorf("%d runs, %d files written", len(runs), files)
+	}
+	stderrLog, _ := os.ReadFile(filepath.Join(results, "sweep", "000__size=1_repeat=0", "stderr.log"))
+	if !strings.Contains(string(stderrLog), "SESHAT_RESULTS_BASE_URL=https://artifacts.example/job/7/") {
+		t.Errorf("the PI did not print its environment:\n%s", stderrLog)
+	}
+	var payloads []models.Payload
+	data, err := os.ReadFile(path("lts.json"))
+	if err != nil || json.Unmarshal(data, &payloads) != nil || len(payloads) != 4 {
+		t.Fatalf("lts.json: %v, %d payloads", err, len(payloads))
+	}
+	for _, p := range payloads {
+		doc, ok := ts.Doc("seshat", p.Metadata.TestUUID)
+		if !ok || bytes.Contains(doc, []byte(secret)) || !bytes.Contains(doc, []byte("https://artifacts.example/job/7/")) {
+			t.Errorf("OpenSearch's %s: stored %v, holds the secret or no artifact URL:\n%s", p.Metadata.TestUUID, ok, doc)
 		}
 	}
 }
