@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/seshat-bench/seshat/internal/markdown"
 )
 
 // The output formats.
@@ -165,24 +167,26 @@ func (t *Table) writeText(w io.Writer) error {
 	return nil
 }
 
+// writeMarkdown writes the table for a page GitHub renders (a pull
+// request, a step summary): every value escaped (internal/markdown).
 func (t *Table) writeMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "A: `%s`, B: `%s`\n", t.A, t.B)
+	fmt.Fprintf(w, "A: %s, B: %s\n", markdown.Code(t.A), markdown.Code(t.B))
 	for _, kt := range t.KPIs {
-		fmt.Fprintf(w, "\n### %s (%s, %s)\n\n", kt.KPI, kt.Unit, kt.Direction())
+		fmt.Fprintf(w, "\n### %s (%s, %s)\n\n", markdown.Escape(kt.KPI), markdown.Escape(kt.Unit), kt.Direction())
 		fmt.Fprintln(w, "| entry | A | B | delta | test | verdict |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---|---|")
 		for _, r := range kt.allRows() {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Entry), kt.center(r.A), kt.center(r.B), r.delta(), r.stat(), r.Verdict)
+			// delta, stat and verdict are numbers and words of ours.
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", markdown.Escape(r.Entry), markdown.Escape(kt.center(r.A)), markdown.Escape(kt.center(r.B)),
+				r.delta(), r.stat(), r.Verdict)
 		}
 	}
 	fmt.Fprintln(w)
 	for _, l := range t.footer() {
-		fmt.Fprintf(w, "- %s\n", mdEscape(l))
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(l))
 	}
 	return nil
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func num(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

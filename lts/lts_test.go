@@ -107,6 +107,21 @@ const (
 	uuidB = "1c6f4b68-9a1f-4d2b-8b62-2e2a2d1a5b22"
 )
 
+// TestBuildURLsWithoutCredentials: payloads are published; the base URL's
+// user and password are not in them, nor in a warning.
+func TestBuildURLsWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	p, warnings := Build(toyEntry("expe/001__a", uuidA), toy{}, Options{BaseURL: "https://ci:hunter2@ci.example/results/"})
+	if got := p.Metadata.URLs["artifacts"]; got != "https://ci.example/results/expe/001__a/" || len(warnings) != 0 {
+		t.Errorf("urls.artifacts = %q, warnings %v", got, warnings)
+	}
+	p, warnings = Build(toyEntry("expe/001__a", uuidA), toy{}, Options{BaseURL: "https://ci:hun/ter2@ci.example/results/"})
+	if got, ok := p.Metadata.URLs["artifacts"]; ok || len(warnings) != 1 || strings.Contains(warnings[0], "ter2") ||
+		!strings.Contains(warnings[0], "percent-encode") {
+		t.Errorf("urls.artifacts = %q, warnings %v; want none, and a warning that does not show the password", got, warnings)
+	}
+}
+
 func TestBuild(t *testing.T) {
 	t.Parallel()
 	p, warnings := Build(toyEntry("expe/001__a", uuidA), toy{}, Options{BaseURL: "https://ci.example/job 1/results/"})

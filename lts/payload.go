@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
@@ -84,9 +85,14 @@ func Build(e *store.Entry, w Workload, opts Options) (*models.Payload, []string)
 	p.Metadata.Labels[kpi.LabelWorkload] = w.Name()
 	p.Metadata.Labels[kpi.LabelSettingsVersion] = cat.SettingsVersion()
 	if _, set := p.Metadata.URLs[URLArtifacts]; !set && opts.BaseURL != "" {
-		u, err := url.JoinPath(opts.BaseURL, strings.Split(e.Path, "/")...)
+		// Payloads are published: never with the base URL's credentials.
+		base, err := redact.StripUserinfo(opts.BaseURL)
+		u := ""
+		if err == nil {
+			u, err = url.JoinPath(base, strings.Split(e.Path, "/")...)
+		}
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("urls: base URL %q: %v", opts.BaseURL, err))
+			warnings = append(warnings, fmt.Sprintf("urls: base URL %s: %v", redact.URL(opts.BaseURL), err))
 		} else {
 			p.Metadata.URLs[URLArtifacts] = u + "/"
 		}

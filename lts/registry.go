@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 )
 
 // Opener opens the store named by rawURL, whose scheme is one the opener
@@ -88,7 +89,7 @@ func Open(ctx context.Context, rawURL string, opts StoreOptions) (Store, error) 
 	}
 	b, ok := lookup(rawURL)
 	if !ok {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: unknown kind (want %s)", Redact(rawURL), strings.Join(Forms(), " or "))
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: unknown kind (want %s)", redact.URL(rawURL), strings.Join(Forms(), " or "))
 	}
 	return b.open(ctx, rawURL, opts.WithDefaults())
 }

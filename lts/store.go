@@ -8,8 +8,6 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/models"
@@ -186,20 +184,6 @@ func (o StoreOptions) WithDefaults() StoreOptions {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return o
-}
-
-// Redact removes a password from a URL for messages.
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.User == nil {
-		if i := strings.Index(rawURL, "@"); i >= 0 && strings.Contains(rawURL[:i], "://") {
-			// Unparsable but with user info: drop all of it.
-			scheme, _, _ := strings.Cut(rawURL, "://")
-			return scheme + "://" + "<secret>@" + rawURL[i+1:]
-		}
-		return rawURL
-	}
-	return u.Redacted()
 }
 
 // PutDescriber is the ability of a store to say what a Put did in its own

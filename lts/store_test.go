@@ -43,20 +43,6 @@ func TestSecretNeverShows(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"https://ci:hunter2@search:9200":  "https://ci:xxxxx@search:9200",
-		"https://search:9200/":            "https://search:9200/",
-		"sqlite:.seshat/lts.db":           "sqlite:.seshat/lts.db",
-		"https://ci:hun%zzter2@search:92": "https://<secret>@search:92",
-	} {
-		if got := lts.Redact(in); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A backend registers its scheme once; Open finds it by the URL's scheme
 // (any case) and refuses what no backend answers, without showing a
 // password.

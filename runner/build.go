@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -209,9 +210,20 @@ func detectCI(env map[string]string) (ciBuild, []string) {
 	if c.runID == "" {
 		warns = append(warns, fmt.Sprintf("running in %s CI, but its environment names no run (the build id falls back to the commit)", c.engine))
 	}
-	if c.url != "" && !validURL(c.url) {
-		warns = append(warns, fmt.Sprintf("%s CI: run URL %q is not an absolute URL; left out", c.engine, c.url))
-		c.url = ""
+	if c.url != "" {
+		// Written into build.json and every payload: never with the
+		// credentials a server URL may carry.
+		clean, err := redact.StripUserinfo(c.url)
+		switch {
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("%s CI: run URL %s: %v; left out", c.engine, redact.URL(c.url), err))
+			c.url = ""
+		case !validURL(clean):
+			warns = append(warns, fmt.Sprintf("%s CI: run URL %q is not an absolute URL; left out", c.engine, clean))
+			c.url = ""
+		default:
+			c.url = clean
+		}
 	}
 	return c, warns
 }

@@ -88,6 +88,17 @@ func TestDetectBuildCI(t *testing.T) {
 		want:    models.Build{ID: "gitlab-9", Time: testStart, CI: &models.CI{Engine: "gitlab", RunID: "9"}},
 		warning: "not an absolute URL",
 	}, {
+		name: "credentials in the server URL are not written",
+		env: []string{"GITHUB_ACTIONS=true", "GITHUB_RUN_ID=4242", "GITHUB_SERVER_URL=https://ci:hunter2@github.example",
+			"GITHUB_REPOSITORY=acme/stack"},
+		want: models.Build{ID: "github-4242", Time: testStart,
+			CI: &models.CI{Engine: "github", RunID: "4242", URL: "https://github.example/acme/stack/actions/runs/4242"}},
+	}, {
+		name:    "a run URL that cannot be cleaned is left out, unshown",
+		env:     []string{"JENKINS_URL=https://ci.example/", "BUILD_TAG=t", "BUILD_URL=https:ci:hunter2@ci.example/job/t/"},
+		want:    models.Build{ID: "jenkins-t", Time: testStart, CI: &models.CI{Engine: "jenkins", RunID: "t"}},
+		warning: "run URL https:<secret>@ci.example/job/t/",
+	}, {
 		name: "no CI",
 		env:  []string{"GITHUB_ACTIONS=false", "GITLAB_CI=", "HOME=/home/x"},
 		want: models.Build{ID: "run-" + testInvocation, Time: testStart},

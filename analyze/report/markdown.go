@@ -7,6 +7,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/markdown"
 )
 
 // MaxMarkdownRows bounds the tables of summary.md: a CI step summary is
@@ -31,27 +32,23 @@ var outcomeMark = map[string]string{
 	OutcomeNoData:   "⚪",
 }
 
-// cell escapes a Markdown table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
 // WriteMarkdown writes summary.md, suitable for a CI step summary
 // ($GITHUB_STEP_SUMMARY): the outcome, the counts, the findings (each
 // saying whether it fails), the results too noisy to judge and what could
-// not be analysed, each table capped at MaxMarkdownRows rows.
+// not be analysed, each table capped at MaxMarkdownRows rows. GitHub
+// renders it: every value is escaped (internal/markdown), so that labels,
+// units and reasons read as the text they are.
 func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 	var b strings.Builder
 	s := rep.Summary
 	o := OutcomeOf(rep)
 	fmt.Fprintf(&b, "## %s Seshat regression analysis\n\n", outcomeMark[o.Kind])
-	fmt.Fprintf(&b, "**%s**: %s\n\n", o.Headline(), cell(o.Text))
+	fmt.Fprintf(&b, "**%s**: %s\n\n", o.Headline(), markdown.Escape(o.Text))
 	b.WriteString("| entries | KPIs | results | ok | regressions | improvements | acknowledged | suspect | noisy | no history | not analysed | failing |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n",
 		s.Entries, s.KPIs, s.TotalPoints, s.OK, s.Regressions, s.Improvements, s.Acknowledged, s.Suspects, s.Noisy, s.NoHistory, s.NotAnalyzed, s.Failing)
-	fmt.Fprintf(&b, "Method `%s` (%s); history from `%s`.\n", rep.Method, info.Params, info.History)
+	fmt.Fprintf(&b, "Method %s (%s); history from %s.\n", markdown.Code(rep.Method), markdown.Escape(info.Params), markdown.Code(info.History))
 
 	var findings, suspects, noisy, skipped []row
 	for _, e := range rep.Entries {
@@ -83,8 +80,8 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 				fails = "**yes**"
 			}
 			fmt.Fprintf(&b, "| %s %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, fails, e.ID,
-				cell(e.Name), cell(comparison(e)), cell(kpiName(r)), cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)),
-				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), cell(note(r)))
+				markdown.Escape(e.Name), markdown.Escape(comparison(e)), markdown.Escape(kpiName(r)), markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)),
+				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), markdown.Escape(note(r)))
 		}
 	}
 	reasonTable(&b, "Suspects, to confirm", suspects)
@@ -98,7 +95,7 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 				break
 			}
 			e, r := f.e, f.r
-			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)), cell(r.Result.Reason))
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.ID, markdown.Escape(e.Name), markdown.Escape(kpiName(r)), markdown.Escape(r.Result.Reason))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -125,7 +122,7 @@ func reasonTable(b *strings.Builder, title string, rows []row) {
 			break
 		}
 		e, r := f.e, f.r
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, cell(e.Name), cell(kpiName(r)),
-			cell(r.Display(r.Current.Value)), cell(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), cell(r.Result.Reason))
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, markdown.Escape(e.Name), markdown.Escape(kpiName(r)),
+			markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), markdown.Escape(r.Result.Reason))
 	}
 }

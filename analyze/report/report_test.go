@@ -3,15 +3,22 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"flag"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/golden"
 )
+
+// update rewrites the golden files in testdata instead of comparing:
+// go test ./analyze/report -update
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // synthetic builds a report of n entries, each with one rate KPI of the
 // given status.
@@ -50,6 +57,53 @@ func TestMarkdownCapsAndEscapes(t *testing.T) {
 	if !strings.Contains(md, "… and 7 more in regression_report.html") || !strings.Contains(md, `rate\|gflops`) {
 		t.Errorf("no cap note or unescaped pipe:\n%s", md)
 	}
+}
+
+// hostile is a report whose every value a user or an input may choose —
+// labels, KPI names, units, reasons, acks, the store's name — holds HTML
+// and Markdown.
+func hostile() (*regression.Report, Info) {
+	const img = "<img src=x onerror=alert(1)>"
+	rep := synthetic(4, analyze.StatusRegression)
+	for i, e := range rep.Entries {
+		e.Name = fmt.Sprintf("path=%s|*x*_%d", img, i)
+		e.ComparisonValue = "[v2](javascript:alert(1)) `v2` ~~old~~ $x$ \\ &amp; <b>"
+		r := e.Results[0]
+		r.KPI, r.Unit = "rate_<b>x</b>", "req"+img+"/s"
+	}
+	acked := rep.Entries[1].Results[0]
+	acked.Status, acked.Failing = regression.StatusAcknowledged, false
+	acked.Ack = &regression.Ack{Reason: "accepted in [PERF-12](https://evil.example) " + img}
+	suspect := rep.Entries[2].Results[0]
+	suspect.Status, suspect.Failing, suspect.Result.Reason = analyze.StatusSuspect, false, "a new level "+img
+	skipped := rep.Entries[3].Results[0]
+	skipped.Status, skipped.Failing, skipped.Result.Reason = analyze.StatusNotAnalyzed, false, "no KPI: run `x` | y\n<script>alert(1)</script>"
+	rep.Summary = regression.Summary{Entries: 4, KPIs: 1, TotalPoints: 4, Regressions: 1, Acknowledged: 1, Suspects: 1, NotAnalyzed: 1, Failing: 1}
+	return rep, Info{History: "sqlite:/tmp/`a`<b>.db", Params: "alpha 0.01 <i>x</i> ``y``"}
+}
+
+// TestMarkdownEscapesHostileValues: summary.md is rendered by GitHub as a
+// step summary; no value written there becomes HTML or Markdown.
+func TestMarkdownEscapesHostileValues(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	rep, info := hostile()
+	if err := WriteMarkdown(&b, rep, info); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	// (The store's name is a code span, where "<b>" is text.)
+	for _, raw := range []string{"<img", "<script", "<i>", "[v2](", "[PERF-12](", "~~old", "$x$", "`v2`"} {
+		if strings.Contains(md, raw) {
+			t.Errorf("summary.md holds %q unescaped", raw)
+		}
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "|") && strings.Contains(line, "<") {
+			t.Errorf("a table row holds HTML: %s", line)
+		}
+	}
+	golden.Check(t, filepath.Join("testdata", "summary_hostile.md"), b.Bytes(), *update)
 }
 
 func TestJUnitIsValidXML(t *testing.T) {

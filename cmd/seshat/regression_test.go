@@ -579,3 +579,26 @@ func TestRegressionSuspectInBrowser(t *testing.T) {
 		t.Errorf("the browser loaded %d figures, want the suspect's", len(imgs))
 	}
 }
+
+// TestRegressionSummaryEscapesLabels: summary.md is rendered by GitHub; a
+// label value holding HTML or Markdown is written there as text.
+func TestRegressionSummaryEscapesLabels(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cur := current("64", droppedRates, risenLatencies)
+	cur.version = "v1.8.0<img src=x onerror=alert(1)>[x](javascript:alert(1))"
+	url, file := plant(t, dir, history(), cur)
+	reports := filepath.Join(dir, "report")
+	r := runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", reports)
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(reports, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "<img") || strings.Contains(string(md), "[x](") ||
+		!strings.Contains(string(md), "framework_version=v1.8.0&lt;img src=x onerror=alert(1)&gt;\\[x\\](javascript:alert(1))") {
+		t.Errorf("summary.md does not escape the labels:\n%s", md)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/internal/version"
 	_ "github.com/seshat-bench/seshat/lts/opensearch" // registers the http(s):// stores
 	_ "github.com/seshat-bench/seshat/lts/sqlite"     // registers the sqlite: store
@@ -36,7 +37,7 @@ type globals struct {
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
 	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
-		TermWidth: g.p.stderrWidth, Environ: g.p.environ, Quiet: g.quiet, Host: g.p.host}
+		TermWidth: g.p.stderrWidth, Environ: redact.Environ(g.p.environ), Quiet: g.quiet, Host: g.p.host}
 	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
 		e.ResultsBaseURL = g.settings.ResultsBaseURL
 	}

@@ -31,7 +31,7 @@ const (
 var Variables = []Variable{
 	{EnvConfig, "the config file, as `--config`"},
 	{EnvIgnoreCache, "`1` ignores every parse cache, as `--no-cache`"},
-	{EnvResultsBaseURL, "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it"},
+	{EnvResultsBaseURL, "where the results directory is published (CI artifacts): payloads' `metadata.urls` point below it, written without its user and password"},
 	{EnvOpenSearchUsername, "user name for OpenSearch (basic authentication), over the user of the store URL; never printed"},
 	{EnvOpenSearchPassword, "its password, unless `--password-file` names a file holding it; over the password of the store URL; never printed"},
 	{EnvKubeconfig, "the kubeconfig files of `--executor kubernetes` (a list, as kubectl reads it) when `executor.kubernetes.kubeconfig` is not set; without either, `~/.kube/config`"},

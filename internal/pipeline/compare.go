@@ -12,6 +12,7 @@ import (
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
@@ -69,7 +70,7 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 			if store == nil {
 				s, err := openStore(ctx, env, o.Store, o.Connection, true)
 				if errors.Is(err, lts.ErrNoStore) {
-					return exitcode.Errorf(exitcode.NoData, "compare: %s: %w", o.Store, err)
+					return exitcode.Errorf(exitcode.NoData, "compare: %s: %w", redact.URL(o.Store), err)
 				}
 				if err != nil {
 					return err

@@ -17,7 +17,8 @@ type Env struct {
 	// Terminal is true when stderr is a terminal (progress bars).
 	Terminal bool
 	// Environ is the base environment of the processes seshat starts (the
-	// PI runs): the process's own, as os.Environ gives it.
+	// PI runs, git, sbatch and so the Slurm tasks): the process's own, as
+	// os.Environ gives it, without seshat's secrets (redact.Environ).
 	Environ []string
 	// ResultsBaseURL is where the results directory is published (CI
 	// artifacts; SESHAT_RESULTS_BASE_URL): payloads' urls point below it.

@@ -28,6 +28,8 @@ func newExecutor(env Env, name string, cfg config.Executor, cluster config.Clust
 			Partition: c.Partition, Account: c.Account, QOS: c.QOS, TimeLimit: c.TimeLimit,
 			GPUType: c.GPUType, Directives: c.Directives, MaxParallel: c.MaxParallel,
 			MaxArraySize: c.MaxArraySize, JobName: c.JobName, Seshat: c.Seshat, Log: env.Log,
+			// The tasks inherit sbatch's environment: seshat's, less its secrets.
+			Env: env.Environ,
 		}
 		var err error
 		if s.PollInterval, err = configDuration("executor.slurm.poll_interval", c.PollInterval); err != nil {

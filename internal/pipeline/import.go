@@ -6,6 +6,7 @@ import (
 
 	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -39,10 +40,15 @@ func Import(env Env, o ImportOptions) error {
 		*t.into = v.UTC()
 	}
 	if o.CIEngine != "" || o.CIRunID != "" || o.CIURL != "" {
-		if o.CIURL != "" && models.ValidateValue("--ci-url", o.CIURL, "url") != nil {
-			return exitcode.Errorf(exitcode.InvalidInput, "--ci-url %q: not an absolute URL", o.CIURL)
+		// Written into build.json: never with a user and password.
+		ciURL, err := redact.StripUserinfo(o.CIURL)
+		if err != nil {
+			return exitcode.Errorf(exitcode.InvalidInput, "--ci-url %s: %w", redact.URL(o.CIURL), err)
 		}
-		opts.Build.CI = &models.CI{Engine: o.CIEngine, RunID: o.CIRunID, URL: o.CIURL}
+		if ciURL != "" && models.ValidateValue("--ci-url", ciURL, "url") != nil {
+			return exitcode.Errorf(exitcode.InvalidInput, "--ci-url %q: not an absolute URL", ciURL)
+		}
+		opts.Build.CI = &models.CI{Engine: o.CIEngine, RunID: o.CIRunID, URL: ciURL}
 	}
 	s, err := importers.Import(o.Format, o.Inputs, o.ResultsDir, opts)
 	for _, w := range s.Warnings {

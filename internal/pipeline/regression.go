@@ -17,6 +17,7 @@ import (
 	"github.com/seshat-bench/seshat/analyze/report"
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
@@ -173,7 +174,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		storeURL = lts.DefaultStoreURL
 	}
 	var s lts.Store
-	historyText := lts.Redact(storeURL)
+	historyText := redact.URL(storeURL)
 	if baseline == nil || opts.HistoryGiven {
 		if s, err = openRegressionHistory(ctx, env, storeURL, opts.Connection); err != nil {
 			return fmt.Errorf("--history: %w", err)
@@ -540,8 +541,8 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 func openRegressionHistory(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
 	s, err := openStore(ctx, env, url, conn, true)
 	if errors.Is(err, lts.ErrNoStore) {
-		env.logger().Warn("history store " + lts.Redact(url) + " does not exist: no history, every KPI is no-history")
-		return lts.NewMemory(lts.Redact(url)), nil
+		env.logger().Warn("history store " + redact.URL(url) + " does not exist: no history, every KPI is no-history")
+		return lts.NewMemory(redact.URL(url)), nil
 	}
 	return s, err
 }

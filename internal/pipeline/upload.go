@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -209,7 +210,7 @@ func uploadTargets(opts UploadOptions) ([]uploadTarget, error) {
 func targetNames(targets []uploadTarget) []string {
 	out := make([]string, len(targets))
 	for i, t := range targets {
-		out[i] = lts.Redact(t.url)
+		out[i] = redact.URL(t.url)
 	}
 	return out
 }
@@ -227,5 +228,5 @@ func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, 
 	if err != nil && stats.Payloads == 0 && stats.KPIDocuments == 0 {
 		return "", err
 	}
-	return lts.DescribePut(s, lts.Redact(t.url), stats), err
+	return lts.DescribePut(s, redact.URL(t.url), stats), err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/plotting"
@@ -238,12 +239,12 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 	if source == "" {
 		return nil, nop, nil
 	}
-	if lts.IsStoreURL(source) {
+	if namesStore(source) {
 		// A store that does not exist is refused rather than created: a
 		// mistyped path would read as an empty history.
 		s, err := openStore(ctx, env, source, conn, true)
 		if errors.Is(err, lts.ErrNoStore) {
-			return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", lts.Redact(source), err)
+			return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", redact.URL(source), err)
 		}
 		if err != nil {
 			return nil, nop, fmt.Errorf("--history: %w", err)
@@ -269,6 +270,22 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 		}
 	}
 	return lts.NewMemory(path, lts.Payloads(records)...), nop, nil
+}
+
+// namesStore tells whether --history names a store rather than a file: a
+// scheme a backend registered, or what may hold a password
+// (admin:pw@host:9200, a forgotten http://) when no file has that name:
+// lts.Open refuses it hiding the password, where reading a file would
+// echo the whole name.
+func namesStore(source string) bool {
+	if lts.IsStoreURL(source) {
+		return true
+	}
+	if redact.URL(source) == source {
+		return false
+	}
+	_, err := os.Stat(source)
+	return err != nil
 }
 
 // Generators lists every report and plot of the registered workloads as

@@ -26,6 +26,7 @@ import (
 	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -52,9 +53,14 @@ func init() {
 // until the first call. The credentials come from opts and the URL as
 // basicAuth says, and are never shown.
 func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
+	// Checked first: such a URL parses, with another host than meant and
+	// part of the password in its path.
+	if err := redact.CheckUserinfo(rawURL); err != nil {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: %w", redact.URL(rawURL), err)
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", lts.Redact(rawURL))
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: not an http(s)://host:port URL", redact.URL(rawURL))
 	}
 	src := credentialSources{URL: u.User, Username: opts.Username, Password: opts.Password}
 	if opts.PasswordFile != "" {

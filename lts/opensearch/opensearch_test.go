@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearch"
@@ -96,7 +97,7 @@ func TestDescribePut(t *testing.T) {
 		{lts.PutStats{Payloads: 3, Replaced: 3, KPIDocuments: 12, StaleKPIDocuments: 3, Requests: 3, Retries: 1},
 			"stored 3 payload(s) in https://u:xxxxx@search:9200 index perf: 0 new, 3 replaced; 12 KPI document(s) in index perf-kpis (3 no longer computed removed); 3 request(s), 1 document(s) retried"},
 	} {
-		if got := lts.DescribePut(s, lts.Redact("https://u:secret@search:9200"), tt.stats); got != tt.want {
+		if got := lts.DescribePut(s, redact.URL("https://u:secret@search:9200"), tt.stats); got != tt.want {
 			t.Errorf("\n got %s\nwant %s", got, tt.want)
 		}
 	}

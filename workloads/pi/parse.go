@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -102,12 +103,15 @@ func (Workload) ParseAlways(ctx *store.AlwaysContext, result any) error {
 	if ctx.BaseURL == "" {
 		return nil
 	}
-	urls, err := artifactURLs(ctx.BaseURL, ctx.Path, r)
-	if err != nil {
-		ctx.Warnf("results base URL %q: %v", ctx.BaseURL, err)
-		return nil
+	// Written into the matrix and the payloads: never with the base URL's
+	// credentials.
+	base, err := redact.StripUserinfo(ctx.BaseURL)
+	if err == nil {
+		r.URLs, err = artifactURLs(base, ctx.Path, r)
 	}
-	r.URLs = urls
+	if err != nil {
+		ctx.Warnf("results base URL %s: %v", redact.URL(ctx.BaseURL), err)
+	}
 	return nil
 }
 

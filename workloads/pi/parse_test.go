@@ -312,6 +312,10 @@ func TestParseAlways(t *testing.T) {
 		t.Errorf("failed run URLs = %v, want stderr.log and no pi.json", failed.URLs)
 	}
 
+	// The base URL's credentials are not written.
+	m = load(t, store.Options{ResultsDir: dir, BaseURL: "https://ci:hunter2@ci.example.com/job/42/artifacts/"})
+	assertEqual(t, resultsOf(t, entryAt(t, m, goodRun)).URLs["artifacts"], run)
+
 	// Without a base URL, a cached result gets no stale URLs.
 	m = load(t, store.Options{ResultsDir: dir})
 	if r := resultsOf(t, entryAt(t, m, goodRun)); r.URLs != nil || good.State != store.StateParsed {
