@@ -131,17 +131,18 @@ type StoreOptions struct {
 	Log *slog.Logger
 }
 
-// RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: an operation (an upload, a query and its pages) retries until it
-// has spent Timeout retrying, the last wait cut to what is left, then
-// gives up.
+// RetryPolicy is exponential backoff with full jitter, bounded in time
+// without progress: an operation (an upload, a query and its pages)
+// retries until it has spent Timeout retrying since its last progress, the
+// last wait cut to what is left, then gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it
 	// up to Max (default 30s), and a success starts again from Initial.
 	Initial, Max time.Duration
-	// Timeout bounds the time an operation spends retrying: its failed
-	// attempts and the waits between them, not its successful requests
-	// (default 2m).
+	// Timeout bounds the time an operation spends retrying without
+	// progress: its failed attempts and the waits between them (default
+	// 2m). A request that succeeds, or a bulk request that stores some of
+	// its documents, gives it back whole.
 	Timeout time.Duration
 	// Rand draws the jitter; nil uses a source seeded by the runtime.
 	// Tests pass a seeded one.

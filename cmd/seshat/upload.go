@@ -69,7 +69,7 @@ func addConnectionFlags(f *pflag.FlagSet, c *pipeline.StoreConnection) {
 	f.StringVar(&c.PasswordFile, "password-file", "", "file whose first line is the OpenSearch password. "+
 		"The user is SESHAT_OPENSEARCH_USERNAME, else the store URL's (https://user:password@host:9200); "+
 		"the password is this file's, else SESHAT_OPENSEARCH_PASSWORD, else the URL's when its user is the one used")
-	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch")
+	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch without progress")
 	config.BindKey(f, "index", "lts.opensearch.index")
 	config.BindKey(f, "index-prefix", "lts.opensearch.index_prefix")
 	config.BindKey(f, "kpi-index-suffix", "lts.opensearch.kpi_index_suffix")

@@ -266,22 +266,37 @@ func errorReason(body []byte) string {
 
 // backoff is the retry schedule of one operation (an upload, a search
 // and its pages): exponential backoff with full jitter, and a budget of
-// time spent retrying — failed attempts and the waits between them. The
-// whole budget is used: a wait longer than what is left is cut to it, and
-// one last attempt follows; once an attempt fails with nothing left, no
-// retry starts. Time spent on requests that succeed does not count, so a
-// long upload keeps its whole budget for its troubles.
+// time spent without progress — failed attempts and the waits between
+// them. Progress (a request that succeeds, a bulk request that settles
+// some of its documents) gives the budget back whole: it bounds how long
+// an operation may be stuck, not how long it may take, so an upload of any
+// size with a steady trickle of refused documents is not cut short, and
+// the time of a slow bulk request that stored most of its documents is not
+// retrying. The whole budget is used: a wait longer than what is left is
+// cut to it, and one last attempt follows; once an attempt fails with
+// nothing left, no retry starts.
 type backoff struct {
 	s       *store
 	attempt int           // retries since the last success: the exponent
-	retries int           // retries in all, for messages
-	spent   time.Duration // retrying so far
+	retries int           // retries since the last progress, for messages
+	spent   time.Duration // retrying since the last progress
 }
 
 func (s *store) newBackoff() *backoff { return &backoff{s: s} }
 
-// succeeded restarts the exponential growth after a success.
-func (b *backoff) succeeded() { b.attempt = 0 }
+// progressed gives the budget back after a request that settled some of
+// its documents; the backoff keeps growing while others are refused.
+func (b *backoff) progressed() { b.spent, b.retries = 0, 0 }
+
+// succeeded gives the budget back and restarts the exponential growth
+// after a request that fully succeeded.
+func (b *backoff) succeeded() {
+	b.progressed()
+	b.attempt = 0
+}
+
+// left is what is left of the budget.
+func (b *backoff) left() time.Duration { return b.s.opts.Retry.Timeout - b.spent }
 
 // wait counts a failed attempt that took failed, sleeps before the next
 // one and reports whether to make it: false when the budget is spent, or
@@ -290,7 +305,7 @@ func (b *backoff) succeeded() { b.attempt = 0 }
 // attempt failed, for the store's retry notice.
 func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration, cause string) bool {
 	b.spent += failed
-	left := b.s.opts.Retry.Timeout - b.spent
+	left := b.left()
 	if left <= 0 {
 		return false
 	}
@@ -326,7 +341,7 @@ func (s *store) noticeRetry(cause string) {
 
 // gaveUp says how much retrying was done before giving up.
 func (b *backoff) gaveUp() string {
-	return fmt.Sprintf("gave up after %d retries in %s", b.retries, b.spent.Round(time.Millisecond))
+	return fmt.Sprintf("gave up after %d retries in %s without progress", b.retries, b.spent.Round(time.Millisecond))
 }
 
 // do sends a request, retrying retryable failures on b's schedule (that
@@ -659,8 +674,14 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			b.succeeded()
 			return failed, nil
 		}
+		took := time.Since(start)
+		if len(retry) < len(batch) {
+			// Some documents are settled: progress, not retrying.
+			b.progressed()
+			took = 0
+		}
 		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "retry", b.retries+1)
-		if !b.wait(ctx, time.Since(start), after, cause) {
+		if !b.wait(ctx, took, after, cause) {
 			if ctx.Err() != nil {
 				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
 			}
