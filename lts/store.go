@@ -118,8 +118,9 @@ type StoreOptions struct {
 	MaxBulkDocs, MaxBulkBytes int
 	// Retry bounds the retries of failed requests and documents.
 	Retry RetryPolicy
-	// RequestTimeout bounds one HTTP request (default 1m); a request that
-	// takes longer is abandoned and retried like a dropped connection.
+	// RequestTimeout bounds one HTTP request (default 1m), and so does the
+	// retry budget left (RetryPolicy.Timeout); a request that takes longer
+	// is abandoned and retried like a dropped connection.
 	RequestTimeout time.Duration
 	// PageSize is the number of runs read per query page (default 1000)
 	// when the query does not say.

@@ -2,6 +2,7 @@ package opensearch_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,4 +37,37 @@ func TestOpenSearchSlowPartialBulks(t *testing.T) {
 		t.Errorf("%d documents refused, %d retried: want the 5 refused re-sent", refused.ItemsFailed(), stats.Retries)
 	}
 	checkAllStoredOnce(t, ts, lts.IndexNames{}, ps)
+}
+
+// TestOpenSearchNoAnswer: a server that never answers holds no request
+// past the retry budget left: the store gives up on its own, an upload and
+// a query alike, whatever its request timeout. The caller's deadline is a
+// guard only a request waiting on its request timeout (an hour) reaches.
+func TestOpenSearchNoAnswer(t *testing.T) {
+	t.Parallel()
+	for _, op := range []string{"upload", "count"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 16})
+			ts.Inject(opensearchtest.Rule{Fault: opensearchtest.Fault{Delay: time.Hour}})
+			opts := lts.StoreOptions{RequestTimeout: time.Hour}
+			opts.Retry = fastRetries(16)
+			opts.Retry.Timeout = 200 * time.Millisecond
+			s := openOpenSearch(t, ts, opts)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var err error
+			if op == "upload" {
+				_, err = s.Put(ctx, ltstest.Payloads(2, ltstest.Options{Seed: 27}))
+			} else {
+				_, err = s.Count(ctx, lts.Query{})
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("still waiting for an answer 20 s into a budget of 200 ms: %v", err)
+			}
+			if err == nil || !strings.Contains(err.Error(), "gave up after") || !strings.Contains(err.Error(), "deadline exceeded") {
+				t.Errorf("error = %v, want the store giving up on requests without an answer", err)
+			}
+		})
+	}
 }

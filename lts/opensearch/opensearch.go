@@ -177,10 +177,11 @@ func retryableStatus(code int) bool {
 	return false
 }
 
-// send performs one request and reads its answer; HTTP errors (status >=
-// 300, except the ones ok lists) become a *requestError.
-func (s *store) send(ctx context.Context, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+// send performs one request, within the time b allows it, and reads its
+// answer; HTTP errors (status >= 300, except the ones ok lists) become a
+// *requestError.
+func (s *store) send(ctx context.Context, b *backoff, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
+	rctx, cancel := context.WithTimeout(ctx, b.requestTimeout())
 	defer cancel()
 	stats.Requests++
 	res, err := req.Do(rctx, s.client)
@@ -274,7 +275,8 @@ func errorReason(body []byte) string {
 // the time of a slow bulk request that stored most of its documents is not
 // retrying. The whole budget is used: a wait longer than what is left is
 // cut to it, and one last attempt follows; once an attempt fails with
-// nothing left, no retry starts.
+// nothing left, no retry starts. No request outlives the budget left
+// (requestTimeout).
 type backoff struct {
 	s       *store
 	attempt int           // retries since the last success: the exponent
@@ -297,6 +299,18 @@ func (b *backoff) succeeded() {
 
 // left is what is left of the budget.
 func (b *backoff) left() time.Duration { return b.s.opts.Retry.Timeout - b.spent }
+
+// requestTimeout bounds the next request: the request timeout, cut to the
+// budget left, so that a server that never answers is given up on when
+// the budget runs out, not a request timeout later. The one last attempt
+// after a wait cut to the budget has the request timeout: an operation
+// gives up at most one request timeout after its budget.
+func (b *backoff) requestTimeout() time.Duration {
+	if left := b.left(); left > 0 {
+		return min(b.s.opts.RequestTimeout, left)
+	}
+	return b.s.opts.RequestTimeout
+}
 
 // wait counts a failed attempt that took failed, sleeps before the next
 // one and reports whether to make it: false when the budget is spent, or
@@ -350,7 +364,7 @@ func (b *backoff) gaveUp() string {
 func (s *store) do(ctx context.Context, b *backoff, stats *lts.PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
 	for {
 		start := time.Now()
-		r, err := s.send(ctx, stats, op, build(), ok...)
+		r, err := s.send(ctx, b, stats, op, build(), ok...)
 		var re *requestError
 		if err == nil {
 			b.succeeded()
@@ -562,7 +576,10 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 				"the runs no longer have failed (the next upload of these runs removes them): %w", s, err)
 		}
 	}
-	if len(failed) < len(docs) {
+	// An upload that gave up on the server has spent its budget: no more
+	// requests.
+	gaveUp := stopped != nil && b.left() <= 0
+	if len(failed) < len(docs) && !gaveUp {
 		// Make the upload visible to the next query (history, regression).
 		_, err := s.do(ctx, b, &stats, "refresh", func() opensearchapi.Request {
 			t := true
@@ -629,7 +646,7 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			body.Write(d.lines)
 		}
 		start := time.Now()
-		r, err := s.send(ctx, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
+		r, err := s.send(ctx, b, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
 		var retry []bulkDoc
 		var after time.Duration
 		var reason, cause string
