@@ -308,3 +308,34 @@ func TestOpenSearchRetryNoticeCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadBulkBytes: an OpenSearch refusing bodies over 16 KiB (413)
+// takes the upload in smaller bulk requests, saying so once and naming
+// --bulk-bytes; with --bulk-bytes under its limit, nothing is refused.
+func TestUploadBulkBytes(t *testing.T) {
+	t.Parallel()
+	const limit = 16 << 10
+	lts := "../../testdata/golden/lts.json"
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 9, MaxContentLength: limit})
+	r := runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL)
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s)") || strings.Count(r.stderr, "refused as too large (HTTP 413)") != 1 ||
+		!strings.Contains(r.stderr, "--bulk-bytes") {
+		t.Errorf("413 above 16 KiB: exit %d, want 0, the upload stored and one notice\n%s", r.code, r.stderr)
+	}
+	if ts.DocCount("seshat") != 8 || ts.DocCount("seshat-kpis") != 40 {
+		t.Errorf("server holds %d payloads, %d KPI documents", ts.DocCount("seshat"), ts.DocCount("seshat-kpis"))
+	}
+	ts.ResetStats()
+	r = runSeshat(t, map[string]string{"SESHAT_BULK_BYTES": "8192"}, "upload", "--lts", lts, "--store", ts.URL)
+	if r.code != 0 || strings.Contains(r.stderr, "HTTP 413") {
+		t.Errorf("SESHAT_BULK_BYTES=8192: exit %d\n%s", r.code, r.stderr)
+	}
+	for i, b := range ts.BulkRequests() {
+		if b.Bytes > 8192 && b.Actions > 1 {
+			t.Errorf("bulk request %d: %d documents in %d bytes, over --bulk-bytes", i, b.Actions, b.Bytes)
+		}
+	}
+	if r := runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL, "--bulk-bytes", "-1"); r.code != 4 || !strings.Contains(r.stderr, "--bulk-bytes -1") {
+		t.Errorf("--bulk-bytes -1: exit %d, want 4\n%s", r.code, r.stderr)
+	}
+}

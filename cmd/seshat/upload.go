@@ -42,6 +42,8 @@ store URL (see --password-file), and are never printed.`,
 	f.StringVar(&o.ExportURL, "opensearch-url", "", "OpenSearch of the export: http(s)://host:port")
 	f.BoolVar(&o.FailOnError, "fail-on-error", true, "a failed OpenSearch export fails the command (else a warning)")
 	addConnectionFlags(f, &o.Connection)
+	f.IntVar(&o.Connection.BulkBytes, "bulk-bytes", lts.DefaultMaxBulkBytes,
+		"most bytes of one OpenSearch bulk request (a server refusing one as too large, 413, gets smaller ones all the same)")
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "parse.filters")
@@ -49,6 +51,7 @@ store URL (see --password-file), and are never printed.`,
 	config.BindKey(f, "opensearch-export", "lts.opensearch.export.enabled")
 	config.BindKey(f, "opensearch-url", "lts.opensearch.url")
 	config.BindKey(f, "fail-on-error", "lts.opensearch.fail_on_error")
+	config.BindKey(f, "bulk-bytes", "lts.opensearch.bulk_bytes")
 	return cmd
 }
 

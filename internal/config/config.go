@@ -147,6 +147,7 @@ type OpenSearchExport struct {
 	FailOnError    *bool        `yaml:"fail_on_error"`
 	CACert         string       `yaml:"ca_cert"`
 	PasswordFile   string       `yaml:"password_file"`
+	BulkBytes      *int         `yaml:"bulk_bytes"`
 }
 
 // ExportConfig is `lts.opensearch.export`.

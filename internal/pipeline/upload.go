@@ -33,6 +33,9 @@ type StoreConnection struct {
 	// RetryTimeout bounds the time spent retrying (lts.DefaultRetryTimeout
 	// when 0).
 	RetryTimeout time.Duration
+	// BulkBytes bounds the body of one bulk request (uploads only;
+	// lts.DefaultMaxBulkBytes when 0).
+	BulkBytes int
 }
 
 // storeOptions turns the connection into lts.StoreOptions.
@@ -46,6 +49,7 @@ func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
 		Password:           c.Password,
 		PasswordFile:       c.PasswordFile,
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
+		MaxBulkBytes:       c.BulkBytes,
 		Log:                env.logger(),
 	}
 }
@@ -86,6 +90,9 @@ type UploadOptions struct {
 // exits 4 — or 1 when a store failed: documents lost win. Nothing to
 // upload exits 3.
 func Upload(ctx context.Context, env Env, opts UploadOptions) error {
+	if opts.Connection.BulkBytes < 0 {
+		return exitcode.Errorf(exitcode.InvalidInput, "--bulk-bytes %d: must be a number of bytes above 0", opts.Connection.BulkBytes)
+	}
 	records, source, err := uploadRecords(ctx, env, opts)
 	if err != nil {
 		return err

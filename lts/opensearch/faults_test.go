@@ -2,12 +2,14 @@ package opensearch_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/opensearch"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 )
 
@@ -69,5 +71,64 @@ func TestOpenSearchNoAnswer(t *testing.T) {
 				t.Errorf("error = %v, want the store giving up on requests without an answer", err)
 			}
 		})
+	}
+}
+
+// TestOpenSearchRequestTooLarge: a server refusing bodies over 64 KiB with
+// 413 gets the upload all the same, in smaller bulk requests; the size that
+// worked is kept, for the rest of the upload and the next one.
+func TestOpenSearchRequestTooLarge(t *testing.T) {
+	t.Parallel()
+	const limit = 64 << 10
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 17, MaxContentLength: limit})
+	s := openOpenSearch(t, ts, lts.StoreOptions{})
+	ps := ltstest.Payloads(100, ltstest.Options{Series: 2, Seed: 28}) // about 700 KiB
+	stats, err := s.Put(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAllStoredOnce(t, ts, lts.IndexNames{}, ps)
+	if stats.Retries != 0 {
+		t.Errorf("%d documents counted as retried: a split is not a retry", stats.Retries)
+	}
+	accepted := false
+	for i, b := range ts.BulkRequests() {
+		if b.Bytes <= limit {
+			accepted = true
+		} else if accepted {
+			t.Errorf("bulk request %d: %d bytes after a request under the limit was taken: the size that worked is not kept", i, b.Bytes)
+		}
+	}
+	ts.ResetStats()
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range ts.BulkRequests() {
+		if b.Bytes > limit {
+			t.Errorf("next upload, bulk request %d: %d bytes: the size that worked is not kept", i, b.Bytes)
+		}
+	}
+}
+
+// TestOpenSearchDocumentTooLarge: a document larger than the server takes
+// on its own is lost, saying so; the others are stored.
+func TestOpenSearchDocumentTooLarge(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 18, MaxContentLength: 4 << 10}) // payloads are ~6 KiB, KPI documents and templates less
+	s := openOpenSearch(t, ts, lts.StoreOptions{})
+	ps := ltstest.Payloads(4, ltstest.Options{Seed: 29})
+	stats, err := s.Put(context.Background(), ps)
+	var ue *opensearch.UploadError
+	if !errors.As(err, &ue) || ue.Failed != 4 || ue.Total != 24 {
+		t.Fatalf("error = %v, want the 4 payloads of 24 documents not stored", err)
+	}
+	if !strings.Contains(err.Error(), "HTTP 413") || !strings.Contains(err.Error(), "larger than the server takes") {
+		t.Errorf("the error does not say why: %v", err)
+	}
+	if stats.KPIDocuments != 20 || ts.DocCount("seshat-kpis") != 20 {
+		t.Errorf("stats %+v, %d KPI documents stored: the KPI documents fit", stats, ts.DocCount("seshat-kpis"))
+	}
+	if n := ts.DocCount("seshat"); n != 0 {
+		t.Errorf("%d payloads stored over the limit", n)
 	}
 }

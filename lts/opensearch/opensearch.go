@@ -41,6 +41,12 @@ type store struct {
 	templatesReady bool
 	// retryNotice says once that the store is being retried.
 	retryNotice sync.Once
+	// bulkBytes bounds the body of a bulk request: opts.MaxBulkBytes, or
+	// less once the server refused a request as too large (413): the size
+	// that worked is kept for the store's later requests.
+	bulkBytes int
+	// splitNotice says once that bulk requests are split.
+	splitNotice sync.Once
 }
 
 func init() {
@@ -102,7 +108,7 @@ func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, e
 	if r == nil {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r}, nil
+	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r, bulkBytes: opts.MaxBulkBytes}, nil
 }
 
 func (s *store) String() string { return s.addr }
@@ -603,11 +609,11 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 }
 
 // batchLen is how many of docs go into the next bulk request: at most
-// MaxBulkDocs and MaxBulkBytes (at least one, however large).
+// MaxBulkDocs and bulkBytes (at least one, however large).
 func (s *store) batchLen(docs []bulkDoc) int {
 	size := 0
 	for i, d := range docs {
-		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.opts.MaxBulkBytes) {
+		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.bulkBytes) {
 			return i
 		}
 		size += len(d.lines)
@@ -631,8 +637,9 @@ type bulkAnswer struct {
 }
 
 // sendBatch sends one bulk request and re-sends its retryable failures
-// (only those) until they are stored or b's deadline passes. It returns the
-// documents not stored, and an error when the upload cannot go on.
+// (only those) until they are stored or b's budget is spent; a request the
+// server finds too large is split (splitBatch). It returns the documents
+// not stored, and an error when the upload cannot go on.
 func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, batch []bulkDoc) ([]failedDoc, error) {
 	var failed []failedDoc
 	first := true
@@ -645,6 +652,7 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 		for _, d := range batch {
 			body.Write(d.lines)
 		}
+		size := body.Len()
 		start := time.Now()
 		r, err := s.send(ctx, b, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
 		var retry []bulkDoc
@@ -652,6 +660,10 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 		var reason, cause string
 		if err != nil {
 			var re *requestError
+			if errors.As(err, &re) && re.status == http.StatusRequestEntityTooLarge {
+				lost, err := s.splitBatch(ctx, stats, b, batch, size, re)
+				return append(failed, lost...), err
+			}
 			if !errors.As(err, &re) || !re.retryable {
 				return append(failed, failAll(batch, err.Error())...), err
 			}
@@ -706,6 +718,36 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			return append(failed, failAll(retry, err.Error())...), err
 		}
 		batch = retry
+	}
+	return failed, nil
+}
+
+// splitBatch sends batch again in smaller bulk requests: the server refused
+// its request of size bytes as too large (413: OpenSearch's
+// http.max_content_length, or a proxy's limit on bodies). The store keeps
+// the smaller bound (half the refused size) for its later requests. A
+// document too large on its own is lost, saying so; the others go on.
+func (s *store) splitBatch(ctx context.Context, stats *lts.PutStats, b *backoff, batch []bulkDoc, size int, re *requestError) ([]failedDoc, error) {
+	if len(batch) == 1 {
+		return failAll(batch, re.Error()+": the document alone is larger than the server takes"), nil
+	}
+	if bound := max(size/2, 1); bound < s.bulkBytes {
+		s.bulkBytes = bound
+		s.splitNotice.Do(func() {
+			s.opts.Log.Info(fmt.Sprintf("opensearch: %s: a bulk request of %d bytes refused as too large (HTTP 413): sending at most %d bytes per request from now on (--bulk-bytes sets the bound)",
+				s.addr, size, bound))
+		})
+		s.opts.Log.Debug("splitting a bulk request refused as too large", "bytes", size, "bound", bound)
+	}
+	var failed []failedDoc
+	for len(batch) > 0 {
+		n := s.batchLen(batch)
+		lost, err := s.sendBatch(ctx, stats, b, batch[:n])
+		failed = append(failed, lost...)
+		batch = batch[n:]
+		if err != nil {
+			return append(failed, failAll(batch, notSent)...), err
+		}
 	}
 	return failed, nil
 }
