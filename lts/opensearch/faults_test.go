@@ -3,6 +3,7 @@ package opensearch_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,27 @@ func TestOpenSearchNoAnswer(t *testing.T) {
 				t.Errorf("error = %v, want the store giving up on requests without an answer", err)
 			}
 		})
+	}
+}
+
+// TestOpenSearchAnswerThenSilence: a server that answered 503, then stops
+// answering: the error names both, the answer the budget cut short and the
+// one the server gave last.
+func TestOpenSearchAnswerThenSilence(t *testing.T) {
+	t.Parallel()
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 19})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 3, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: time.Hour}})
+	opts := lts.StoreOptions{}
+	opts.Retry = fastRetries(19)
+	opts.Retry.Timeout = 200 * time.Millisecond
+	s := openOpenSearch(t, ts, opts)
+	_, err := s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 30}))
+	for _, want := range []string{"bulk: ", "no answer in the ", " left of the retry budget", "gave up after",
+		"the last answer: bulk: HTTP 503: cluster_block_exception"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
 	}
 }
 

@@ -187,13 +187,17 @@ func retryableStatus(code int) bool {
 // answer; HTTP errors (status >= 300, except the ones ok lists) become a
 // *requestError.
 func (s *store) send(ctx context.Context, b *backoff, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
-	rctx, cancel := context.WithTimeout(ctx, b.requestTimeout())
+	timeout := b.requestTimeout()
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stats.Requests++
 	res, err := req.Do(rctx, s.client)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if timeout < s.opts.RequestTimeout && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer in the %s left of the retry budget: %w", timeout.Round(time.Millisecond), err)
 		}
 		return nil, classifyTransportError(op, err)
 	}
@@ -288,13 +292,14 @@ type backoff struct {
 	attempt int           // retries since the last success: the exponent
 	retries int           // retries since the last progress, for messages
 	spent   time.Duration // retrying since the last progress
+	answer  string        // the last failure the server answered, since then
 }
 
 func (s *store) newBackoff() *backoff { return &backoff{s: s} }
 
 // progressed gives the budget back after a request that settled some of
 // its documents; the backoff keeps growing while others are refused.
-func (b *backoff) progressed() { b.spent, b.retries = 0, 0 }
+func (b *backoff) progressed() { b.spent, b.retries, b.answer = 0, 0, "" }
 
 // succeeded gives the budget back and restarts the exponential growth
 // after a request that fully succeeded.
@@ -359,9 +364,15 @@ func (s *store) noticeRetry(cause string) {
 	})
 }
 
-// gaveUp says how much retrying was done before giving up.
-func (b *backoff) gaveUp() string {
-	return fmt.Sprintf("gave up after %d retries in %s without progress", b.retries, b.spent.Round(time.Millisecond))
+// gaveUp says how much retrying was done before giving up after a failure
+// for reason, and what the server last answered when that was not it (the
+// last attempt got no answer in the budget left).
+func (b *backoff) gaveUp(reason string) string {
+	text := fmt.Sprintf("gave up after %d retries in %s without progress", b.retries, b.spent.Round(time.Millisecond))
+	if b.answer != "" && b.answer != reason {
+		text += "; the last answer: " + b.answer
+	}
+	return text
 }
 
 // do sends a request, retrying retryable failures on b's schedule (that
@@ -378,12 +389,15 @@ func (s *store) do(ctx context.Context, b *backoff, stats *lts.PutStats, op stri
 		if err == nil || !errors.As(err, &re) || !re.retryable {
 			return r, err
 		}
+		if re.status != 0 {
+			b.answer = re.Error()
+		}
 		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "retry", b.retries+1)
 		if !b.wait(ctx, time.Since(start), re.after, re.cause()) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w (%s)", err, b.gaveUp())
+			return nil, fmt.Errorf("%w (%s)", err, b.gaveUp(re.Error()))
 		}
 	}
 }
@@ -658,6 +672,7 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 		var retry []bulkDoc
 		var after time.Duration
 		var reason, cause string
+		answered := err == nil // the server said why, for messages
 		if err != nil {
 			var re *requestError
 			if errors.As(err, &re) && re.status == http.StatusRequestEntityTooLarge {
@@ -668,6 +683,7 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 				return append(failed, failAll(batch, err.Error())...), err
 			}
 			retry, after, reason, cause = batch, re.after, re.Error(), re.cause()
+			answered = re.status != 0
 		} else {
 			var ans bulkAnswer
 			if err := json.Unmarshal(r.body, &ans); err != nil || len(ans.Items) != len(batch) {
@@ -709,12 +725,15 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			b.progressed()
 			took = 0
 		}
+		if answered {
+			b.answer = reason
+		}
 		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "retry", b.retries+1)
 		if !b.wait(ctx, took, after, cause) {
 			if ctx.Err() != nil {
 				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
 			}
-			err := fmt.Errorf("%s (%s)", reason, b.gaveUp())
+			err := fmt.Errorf("%s (%s)", reason, b.gaveUp(reason))
 			return append(failed, failAll(retry, err.Error())...), err
 		}
 		batch = retry
