@@ -166,11 +166,11 @@ func TestOpenSearchExport(t *testing.T) {
 		t.Errorf("exported %d payloads, %d KPI documents", ts.DocCount("perf"), ts.DocCount("perf_kpi"))
 	}
 	down := "lts:\n  store: sqlite:" + db + "\n  opensearch:\n    export:\n      enabled: true\n    url: http://127.0.0.1:1\n"
-	r = runSeshat(t, nil, "--config", write("down.yaml", down), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	r = runSeshat(t, nil, "--config", write("down.yaml", down), "upload", "--lts", lts, "--retry-timeout", "1s")
 	if r.code != 1 || !strings.Contains(r.stderr, "connection refused") {
 		t.Errorf("export to a server down: exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	r = runSeshat(t, nil, "--config", write("lenient.yaml", down+"    fail_on_error: false\n"), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	r = runSeshat(t, nil, "--config", write("lenient.yaml", down+"    fail_on_error: false\n"), "upload", "--lts", lts, "--retry-timeout", "1s")
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: OpenSearch export failed") || !strings.Contains(r.stderr, "8 replaced") {
 		t.Errorf("fail_on_error false: exit %d, want 0 and a warning\n%s", r.code, r.stderr)
 	}
@@ -242,7 +242,7 @@ func TestUploadStoreFailureWins(t *testing.T) {
 			t.Parallel()
 			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
 			ts.Inject(tt.rule)
-			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "300ms")
+			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "1s")
 			if r.code != 1 {
 				t.Errorf("exit %d, want 1: documents were lost\n%s", r.code, r.stderr)
 			}
@@ -267,7 +267,7 @@ func TestUploadStaleKPICleanupFails(t *testing.T) {
 		t.Fatalf("first upload: exit %d, want 4 (three invalid entries)\n%s", r.code, r.stderr)
 	}
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
-	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "200ms")
+	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "1s")
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
 	}

@@ -185,7 +185,7 @@ func TestUploadServerDown(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"SESHAT_OPENSEARCH_USERNAME": "ci", "SESHAT_OPENSEARCH_PASSWORD": "s3cr3t-pa55"}
 	r := runSeshat(t, env, "-v", "upload", "--lts", "../../testdata/golden/lts.json",
-		"--store", "http://127.0.0.1:1", "--retry-timeout", "300ms")
+		"--store", "http://127.0.0.1:1", "--retry-timeout", "1s")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}

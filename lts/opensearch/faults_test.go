@@ -17,7 +17,7 @@ import (
 // TestOpenSearchSlowPartialBulks: a slow bulk request that stores all but
 // one of its documents made progress; its time is not retrying, however
 // many such bulks an upload sends. Five bulks of 50 ms with one document
-// refused each, against a budget of 100 ms: everything is stored.
+// refused each, against a budget of 200 ms: everything is stored.
 func TestOpenSearchSlowPartialBulks(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 15})
@@ -29,12 +29,12 @@ func TestOpenSearchSlowPartialBulks(t *testing.T) {
 	}})
 	opts := lts.StoreOptions{MaxBulkDocs: 12}
 	opts.Retry = fastRetries(15)
-	opts.Retry.Timeout = 100 * time.Millisecond
+	opts.Retry.Timeout = 200 * time.Millisecond
 	s := openOpenSearch(t, ts, opts)
 	ps := ltstest.Payloads(10, ltstest.Options{Seed: 26})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
-		t.Fatalf("five slow bulks with one refused document each, a budget of two bulks: %v", err)
+		t.Fatalf("five slow bulks with one refused document each, a budget of four bulks: %v", err)
 	}
 	if refused.ItemsFailed() != 5 || stats.Retries != 5 {
 		t.Errorf("%d documents refused, %d retried: want the 5 refused re-sent", refused.ItemsFailed(), stats.Retries)
@@ -85,7 +85,7 @@ func TestOpenSearchAnswerThenSilence(t *testing.T) {
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: time.Hour}})
 	opts := lts.StoreOptions{}
 	opts.Retry = fastRetries(19)
-	opts.Retry.Timeout = 200 * time.Millisecond
+	opts.Retry.Timeout = 500 * time.Millisecond
 	s := openOpenSearch(t, ts, opts)
 	_, err := s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 30}))
 	for _, want := range []string{"bulk: ", "no answer in the ", " left of the retry budget", "gave up after",

@@ -240,15 +240,15 @@ func TestOpenSearchRetryBudget(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 12})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Skip: 2, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
-	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 150 * time.Millisecond}})
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 100 * time.Millisecond}})
 	opts := lts.StoreOptions{MaxBulkDocs: 12}
 	opts.Retry = fastRetries(12)
-	opts.Retry.Timeout = 200 * time.Millisecond
+	opts.Retry.Timeout = 300 * time.Millisecond
 	s := openOpenSearch(t, ts, opts)
 	ps := ltstest.Payloads(10, ltstest.Options{Seed: 22})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
-		t.Fatalf("five slow batches (750 ms) and one 429 with a 200 ms budget: %v", err)
+		t.Fatalf("five slow batches (500 ms) and one 429 with a 300 ms budget: %v", err)
 	}
 	if stats.Retries != 12 {
 		t.Errorf("%d documents retried, want the 12 of the refused batch", stats.Retries)
@@ -303,7 +303,7 @@ func TestOpenSearchFinalFailures(t *testing.T) {
 		ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
 		opts := lts.StoreOptions{MaxBulkDocs: 20}
 		opts.Retry = fastRetries(6)
-		opts.Retry.Timeout = 300 * time.Millisecond
+		opts.Retry.Timeout = 500 * time.Millisecond
 		s := openOpenSearch(t, ts, opts)
 		_, err := s.Put(context.Background(), ps)
 		var ue *opensearch.UploadError
@@ -526,7 +526,7 @@ func TestOpenSearchStaleKPISearchFails(t *testing.T) {
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 13})
 	opts := lts.StoreOptions{}
 	opts.Retry = fastRetries(13)
-	opts.Retry.Timeout = 100 * time.Millisecond
+	opts.Retry.Timeout = 500 * time.Millisecond
 	s := openOpenSearch(t, ts, opts)
 	ps := ltstest.Payloads(6, ltstest.Options{Seed: 23})
 	if _, err := s.Put(context.Background(), ps); err != nil {
