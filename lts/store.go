@@ -128,6 +128,11 @@ type StoreOptions struct {
 	// MustExist refuses to create a store that does not exist: opening
 	// it fails with an error wrapping ErrNoStore (exit status NoData).
 	MustExist bool
+	// CreateDirs creates the missing directories of a store file's path
+	// (SQLite). Without it, a path in a directory that does not exist is
+	// refused (exit status InvalidInput): a mistyped directory would
+	// otherwise start a new, empty store.
+	CreateDirs bool
 	// Log receives retries and progress (debug); nil discards.
 	Log *slog.Logger
 }

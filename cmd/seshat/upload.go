@@ -21,6 +21,8 @@ KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
 keyed by test_uuid. Invalid payloads are named (entry and field) and not
 stored; the command then exits 4 after storing the others. A store that
 loses documents exits 1, invalid payloads or not. Nothing to upload exits 3.
+A sqlite:PATH store in a directory that does not exist exits 4 unless
+--create is given (a mistyped directory would start a new, empty store).
 OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME,
 SESHAT_OPENSEARCH_PASSWORD and --password-file, over those written in the
 store URL (see --password-file), and are never printed.`,
@@ -38,6 +40,7 @@ store URL (see --password-file), and are never printed.`,
 	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list what would be stored, store nothing")
+	f.BoolVar(&o.Create, "create", false, "create the missing directories of a sqlite:PATH store (those of the default store, .seshat, always are)")
 	f.BoolVar(&o.Export, "opensearch-export", false, "also upload to the OpenSearch at --opensearch-url")
 	f.StringVar(&o.ExportURL, "opensearch-url", "", "OpenSearch of the export: http(s)://host:port")
 	f.BoolVar(&o.FailOnError, "fail-on-error", true, "a failed OpenSearch export fails the command (else a warning)")

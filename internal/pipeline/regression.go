@@ -542,7 +542,7 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 // exist yet (a first CI run) is an empty history, with a warning: it is not
 // created.
 func openRegressionHistory(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
-	s, err := openStore(ctx, env, url, conn, true)
+	s, err := openStore(ctx, env, url, conn)
 	if errors.Is(err, lts.ErrNoStore) {
 		env.logger().Warn("history store " + lts.Redact(url) + " does not exist: no history, every KPI is no-history")
 		return lts.NewMemory(lts.Redact(url)), nil
