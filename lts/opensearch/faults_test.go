@@ -27,10 +27,7 @@ func TestOpenSearchSlowPartialBulks(t *testing.T) {
 		Delay: 50 * time.Millisecond,
 		Items: &opensearchtest.ItemFault{Match: func(it opensearchtest.BulkItem) bool { return it.Position == 5 }},
 	}})
-	opts := lts.StoreOptions{MaxBulkDocs: 12}
-	opts.Retry = fastRetries(15)
-	opts.Retry.Timeout = 200 * time.Millisecond
-	s := openOpenSearch(t, ts, opts)
+	s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 12, Retry: budgeted(15, 200*time.Millisecond)})
 	ps := ltstest.Payloads(10, ltstest.Options{Seed: 26})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
@@ -53,18 +50,10 @@ func TestOpenSearchNoAnswer(t *testing.T) {
 			t.Parallel()
 			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 16})
 			ts.Inject(opensearchtest.Rule{Fault: opensearchtest.Fault{Delay: time.Hour}})
-			opts := lts.StoreOptions{RequestTimeout: time.Hour}
-			opts.Retry = fastRetries(16)
-			opts.Retry.Timeout = 200 * time.Millisecond
-			s := openOpenSearch(t, ts, opts)
+			s := openOpenSearch(t, ts, lts.StoreOptions{RequestTimeout: time.Hour, Retry: budgeted(16, 200*time.Millisecond)})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			var err error
-			if op == "upload" {
-				_, err = s.Put(ctx, ltstest.Payloads(2, ltstest.Options{Seed: 27}))
-			} else {
-				_, err = s.Count(ctx, lts.Query{})
-			}
+			err := operate(ctx, s, op)
 			if ctx.Err() != nil {
 				t.Fatalf("still waiting for an answer 20 s into a budget of 200 ms: %v", err)
 			}
@@ -83,10 +72,7 @@ func TestOpenSearchAnswerThenSilence(t *testing.T) {
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 19})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 3, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: time.Hour}})
-	opts := lts.StoreOptions{}
-	opts.Retry = fastRetries(19)
-	opts.Retry.Timeout = 500 * time.Millisecond
-	s := openOpenSearch(t, ts, opts)
+	s := openOpenSearch(t, ts, lts.StoreOptions{Retry: budgeted(19, 500*time.Millisecond)})
 	_, err := s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 30}))
 	for _, want := range []string{"bulk: ", "no answer in the ", " left of the retry budget", "gave up after",
 		"the last answer: bulk: HTTP 503: cluster_block_exception"} {
