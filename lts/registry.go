@@ -81,11 +81,15 @@ func Forms() []string {
 }
 
 // Open opens the store named by a URL, by its scheme's registered backend.
-// An empty URL is DefaultStoreURL. A URL no backend answers to is
-// InvalidInput.
+// An empty URL is DefaultStoreURL, whose directory (.seshat) is seshat's
+// own: it is created when missing, whatever opts.CreateDirs says. A URL no
+// backend answers to is InvalidInput.
 func Open(ctx context.Context, rawURL string, opts StoreOptions) (Store, error) {
 	if rawURL == "" {
 		rawURL = DefaultStoreURL
+	}
+	if rawURL == DefaultStoreURL {
+		opts.CreateDirs = true
 	}
 	b, ok := lookup(rawURL)
 	if !ok {

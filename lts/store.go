@@ -116,8 +116,9 @@ type StoreOptions struct {
 	MaxBulkDocs, MaxBulkBytes int
 	// Retry bounds the retries of failed requests and documents.
 	Retry RetryPolicy
-	// RequestTimeout bounds one HTTP request (default 1m); a request that
-	// takes longer is abandoned and retried like a dropped connection.
+	// RequestTimeout bounds one HTTP request (default 1m), and so does the
+	// retry budget left (RetryPolicy.Timeout); a request that takes longer
+	// is abandoned and retried like a dropped connection.
 	RequestTimeout time.Duration
 	// PageSize is the number of runs read per query page (default 1000)
 	// when the query does not say.
@@ -125,21 +126,27 @@ type StoreOptions struct {
 	// MustExist refuses to create a store that does not exist: opening
 	// it fails with an error wrapping ErrNoStore (exit status NoData).
 	MustExist bool
+	// CreateDirs creates the missing directories of a store file's path
+	// (SQLite). Without it, a path in a directory that does not exist is
+	// refused (exit status InvalidInput): a mistyped directory would
+	// otherwise start a new, empty store.
+	CreateDirs bool
 	// Log receives retries and progress (debug); nil discards.
 	Log *slog.Logger
 }
 
-// RetryPolicy is exponential backoff with full jitter, bounded in total
-// time: an operation (an upload, a query and its pages) retries until it
-// has spent Timeout retrying, the last wait cut to what is left, then
-// gives up.
+// RetryPolicy is exponential backoff with full jitter, bounded in time
+// without progress: an operation (an upload, a query and its pages)
+// retries until it has spent Timeout retrying since its last progress, the
+// last wait cut to what is left, then gives up.
 type RetryPolicy struct {
 	// Initial is the first backoff (default 500ms); each retry doubles it
 	// up to Max (default 30s), and a success starts again from Initial.
 	Initial, Max time.Duration
-	// Timeout bounds the time an operation spends retrying: its failed
-	// attempts and the waits between them, not its successful requests
-	// (default 2m).
+	// Timeout bounds the time an operation spends retrying without
+	// progress: its failed attempts and the waits between them (default
+	// 2m). A request that succeeds, or a bulk request that stores some of
+	// its documents, gives it back whole.
 	Timeout time.Duration
 	// Rand draws the jitter; nil uses a source seeded by the runtime.
 	// Tests pass a seeded one.

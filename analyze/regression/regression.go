@@ -75,6 +75,9 @@ type Options struct {
 	// judged against the current runs of its baseline side, not against
 	// its history (see Baseline); Method may then be nil.
 	Baseline *Baseline
+	// AllowNoHistory lets an analysis in which no result had history pass
+	// (a first run); otherwise it has nothing to judge (see NoHistory).
+	AllowNoHistory bool
 }
 
 // Report is the outcome of an analysis.
@@ -103,6 +106,8 @@ type Report struct {
 	// Confirm says what re-running the suspect points did (--confirm);
 	// nil when nothing was re-run.
 	Confirm *Confirm
+	// AllowNoHistory is Options.AllowNoHistory: NoHistory passes.
+	AllowNoHistory bool
 }
 
 // Confirm is what `seshat regression --confirm N` did before judging: the
@@ -224,6 +229,16 @@ func (r *Report) NoData() bool {
 		}
 	}
 	return true
+}
+
+// NoHistory tells whether no result had history: some KPIs are no-history
+// and none was judged against a stored point (none ok, changed, suspect or
+// noisy). A history store holding other runs, or labels that never match
+// the stored ones, look like that: the analysis judged nothing, and
+// `seshat regression` exits 3 unless AllowNoHistory (a first run).
+func (r *Report) NoHistory() bool {
+	s := r.Summary
+	return s.NoHistory > 0 && s.OK+s.Regressions+s.Improvements+s.Acknowledged+s.Suspects+s.Noisy == 0
 }
 
 // IsFinding tells whether a result is a change a reader must look at: a
@@ -361,7 +376,7 @@ func Analyze(ctx context.Context, runs []Run, history lts.Store, opts Options) (
 	default:
 		method = opts.Method.Name()
 	}
-	a := &analysis{opts: opts, keys: map[string]keyset{}, rep: &Report{Method: method, Keys: map[string]Keys{}},
+	a := &analysis{opts: opts, keys: map[string]keyset{}, rep: &Report{Method: method, Keys: map[string]Keys{}, AllowNoHistory: opts.AllowNoHistory},
 		current: map[string]bool{}, series: map[string]*series{}, ackUsed: make([]bool, len(opts.Acks))}
 	a.group(runs)
 	if a.err != nil {

@@ -46,7 +46,7 @@ func generate(n, series, versions int, storePath, current string, seed uint64) e
 	if err := os.Remove(storePath); err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	s, err := lts.Open(context.Background(), "sqlite:"+storePath, lts.StoreOptions{})
+	s, err := lts.Open(context.Background(), "sqlite:"+storePath, lts.StoreOptions{CreateDirs: true})
 	if err != nil {
 		return err
 	}

@@ -129,8 +129,11 @@ func renderCLIReference(root *cobra.Command) string {
 	w("`workload check`) that does not exist, or is not a directory where one is wanted, is invalid\n")
 	w("input (4) in every command: the path must be fixed.\n")
 	w("One that exists but cannot be read is an error (1). A SQLite store that does not exist yet is\n")
-	w("not an input error but an empty store: `history` exits 3, `regression` warns and finds no\n")
-	w("history; `visualize --history`, which names a store only to draw its history, refuses it (4).\n\n")
+	w("an empty store to `history`, which exits 3; `regression --history` and `visualize --history`,\n")
+	w("which name a store to judge or draw its history, refuse it (4): a mistyped path would read as\n")
+	w("an empty history. `upload` creates a store file, but in a directory that does not exist only\n")
+	w("with `--create` (the default store's `.seshat` excepted); a store path that is a directory is\n")
+	w("refused (4).\n\n")
 
 	w("## Environment\n\nBeside the `SESHAT_<FLAG>` variables:\n\n| variable | meaning |\n|---|---|\n")
 	for _, v := range config.Variables {

@@ -166,11 +166,11 @@ func TestOpenSearchExport(t *testing.T) {
 		t.Errorf("exported %d payloads, %d KPI documents", ts.DocCount("perf"), ts.DocCount("perf_kpi"))
 	}
 	down := "lts:\n  store: sqlite:" + db + "\n  opensearch:\n    export:\n      enabled: true\n    url: http://127.0.0.1:1\n"
-	r = runSeshat(t, nil, "--config", write("down.yaml", down), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	r = runSeshat(t, nil, "--config", write("down.yaml", down), "upload", "--lts", lts, "--retry-timeout", "1s")
 	if r.code != 1 || !strings.Contains(r.stderr, "connection refused") {
 		t.Errorf("export to a server down: exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	r = runSeshat(t, nil, "--config", write("lenient.yaml", down+"    fail_on_error: false\n"), "upload", "--lts", lts, "--retry-timeout", "200ms")
+	r = runSeshat(t, nil, "--config", write("lenient.yaml", down+"    fail_on_error: false\n"), "upload", "--lts", lts, "--retry-timeout", "1s")
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: OpenSearch export failed") || !strings.Contains(r.stderr, "8 replaced") {
 		t.Errorf("fail_on_error false: exit %d, want 0 and a warning\n%s", r.code, r.stderr)
 	}
@@ -242,7 +242,7 @@ func TestUploadStoreFailureWins(t *testing.T) {
 			t.Parallel()
 			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
 			ts.Inject(tt.rule)
-			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "300ms")
+			r := runSeshat(t, nil, "upload", "--results-dir", copyResults(t), "--store", ts.URL, "--retry-timeout", "1s")
 			if r.code != 1 {
 				t.Errorf("exit %d, want 1: documents were lost\n%s", r.code, r.stderr)
 			}
@@ -267,7 +267,7 @@ func TestUploadStaleKPICleanupFails(t *testing.T) {
 		t.Fatalf("first upload: exit %d, want 4 (three invalid entries)\n%s", r.code, r.stderr)
 	}
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
-	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "200ms")
+	r := runSeshat(t, nil, "upload", "--results-dir", dir, "--store", ts.URL, "--retry-timeout", "1s")
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -306,5 +306,36 @@ func TestOpenSearchRetryNoticeCommand(t *testing.T) {
 				t.Errorf("gave up after %s with --retry-timeout 1s", took)
 			}
 		})
+	}
+}
+
+// TestUploadBulkBytes: an OpenSearch refusing bodies over 16 KiB (413)
+// takes the upload in smaller bulk requests, saying so once and naming
+// --bulk-bytes; with --bulk-bytes under its limit, nothing is refused.
+func TestUploadBulkBytes(t *testing.T) {
+	t.Parallel()
+	const limit = 16 << 10
+	lts := "../../testdata/golden/lts.json"
+	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 9, MaxContentLength: limit})
+	r := runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL)
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s)") || strings.Count(r.stderr, "refused as too large (HTTP 413)") != 1 ||
+		!strings.Contains(r.stderr, "--bulk-bytes") {
+		t.Errorf("413 above 16 KiB: exit %d, want 0, the upload stored and one notice\n%s", r.code, r.stderr)
+	}
+	if ts.DocCount("seshat") != 8 || ts.DocCount("seshat-kpis") != 40 {
+		t.Errorf("server holds %d payloads, %d KPI documents", ts.DocCount("seshat"), ts.DocCount("seshat-kpis"))
+	}
+	ts.ResetStats()
+	r = runSeshat(t, map[string]string{"SESHAT_BULK_BYTES": "8192"}, "upload", "--lts", lts, "--store", ts.URL)
+	if r.code != 0 || strings.Contains(r.stderr, "HTTP 413") {
+		t.Errorf("SESHAT_BULK_BYTES=8192: exit %d\n%s", r.code, r.stderr)
+	}
+	for i, b := range ts.BulkRequests() {
+		if b.Bytes > 8192 && b.Actions > 1 {
+			t.Errorf("bulk request %d: %d documents in %d bytes, over --bulk-bytes", i, b.Actions, b.Bytes)
+		}
+	}
+	if r := runSeshat(t, nil, "upload", "--lts", lts, "--store", ts.URL, "--bulk-bytes", "-1"); r.code != 4 || !strings.Contains(r.stderr, "--bulk-bytes -1") {
+		t.Errorf("--bulk-bytes -1: exit %d, want 4\n%s", r.code, r.stderr)
 	}
 }

@@ -22,7 +22,8 @@ func TestQuiet(t *testing.T) {
 		{"upload", "--results-dir", results, "--store", store, "--dry-run"},
 		{"upload", "--results-dir", results, "--store", store},
 		{"visualize", "--results-dir", results, "--output-dir", filepath.Join(dir, "reports")},
-		{"regression", "--results-dir", results, "--history", store, "--report-dir", filepath.Join(dir, "regression")},
+		// The store holds the current runs only: no history (a first run).
+		{"regression", "--results-dir", results, "--history", store, "--report-dir", filepath.Join(dir, "regression"), "--allow-no-history"},
 	}
 	for _, args := range steps {
 		r := runSeshat(t, nil, append([]string{"-q"}, args...)...)

@@ -44,7 +44,10 @@ left incomplete.
 Exit status: 2 when an
 unacknowledged regression is found (unless --fail-on-regression=false; and
 for improvements with --fail-on-improvement), 3 when there is no current
-entry, 4 for bad flags or ack file, 1 for other errors, else 0.
+entry, or when no result had history (the store holds none of these series:
+unless --allow-no-history, for a first run), 4 for bad flags or ack file or
+a history store that does not exist (a mistyped path), 1 for other errors,
+else 0.
 
 With --baseline KEY=VALUE (an A/B in one job: the two sides are two
 values of one setting, run interleaved by seshat run), every entry whose
@@ -111,6 +114,7 @@ run exits 3.`,
 	f.StringVar(&o.ReportsIndex, "reports-index", "", "reports_index.html of seshat visualize the HTML report links back to (default: one in the parent of --report-dir, if there)")
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
 	f.BoolVar(&o.FailOnImprovement, "fail-on-improvement", false, "exit 2 on an unacknowledged improvement too")
+	f.BoolVar(&o.AllowNoHistory, "allow-no-history", false, "pass when no result had history (a first run) instead of exiting 3")
 	f.StringVar(&o.KPIFilter, "kpi-filter", "", "analyse only the KPIs whose name contains this")
 	f.IntVar(&o.BatchValues, "batch-values", 0, "values of one label asked in one history query (1: one query per series)")
 	_ = f.MarkHidden("batch-values")
@@ -145,6 +149,7 @@ run exits 3.`,
 	config.BindKey(f, "reports-index", "regression_analyses.reports_index")
 	config.BindKey(f, "fail-on-regression", "regression_analyses.fail_on_regression")
 	config.BindKey(f, "fail-on-improvement", "regression_analyses.fail_on_improvement")
+	config.BindKey(f, "allow-no-history", "regression_analyses.allow_no_history")
 	return cmd
 }
 

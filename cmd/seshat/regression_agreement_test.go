@@ -189,6 +189,8 @@ func TestRegressionOutputsAgree(t *testing.T) {
 		{"noisy only", noisyHistory(), current("64", []float64{412, 413, 411}, steadyLatencies), []string{"--kpi-filter", "rate"}, "",
 			0, "passed", 0, "PASSED (exit 0)", "✅"},
 		{"no history", nil, current("64", droppedRates, steadyLatencies), nil, "",
+			3, "no-data", 0, "NO DATA (exit 3)", "⚪"},
+		{"no history allowed", nil, current("64", droppedRates, steadyLatencies), []string{"--allow-no-history"}, "",
 			0, "passed", 0, "PASSED (exit 0)", "✅"},
 	}
 	for _, tt := range tests {

@@ -244,36 +244,46 @@ func TestRegressionImprovementExits0(t *testing.T) {
 	}
 }
 
-// TestRegressionNoHistory: the first CI run has no store yet: every KPI is
-// no-history, the store is not created, failed and incomplete runs are not
-// analysed with their reason, and the job passes.
+// TestRegressionNoHistory: a history store that does not exist (a mistyped
+// path) is invalid input, and is not created. A store without this history
+// makes every KPI no-history (failed and incomplete runs are not analysed,
+// with their reason): the outcome says that no result had history and the
+// job exits 3, unless --allow-no-history passes a first run.
 func TestRegressionNoHistory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	results := copyResults(t)
-	missing := filepath.Join(dir, "nowhere", "lts.db")
+	missing := filepath.Join(dir, "typo.db")
 	reports := filepath.Join(dir, "report")
 	r := runSeshat(t, nil, "regression", "--results-dir", results, "--history", "sqlite:"+missing, "--report-dir", reports)
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+	if r.code != 4 || !strings.Contains(r.stderr, "--history sqlite:"+missing+": store sqlite:"+missing+" does not exist") {
+		t.Errorf("a history store that does not exist: exit %d, want 4\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("the missing history store was created")
 	}
-	s := summary(t, reports)
-	if got := counts(s, "no_history", "not_analyzed", "regressions", "ok"); got != "no_history=26 not_analyzed=3 regressions=0 ok=0" {
-		t.Errorf("summary: %s", got)
-	}
-	for _, want := range []string{"exit code 1: no KPIs for a failed run", "exit_code:1: empty exit code", "no history for this KPI"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	// An existing store without this history says the same.
 	url, _ := plant(t, dir, []stack{{version: "v0", size: "4096", at: day0, kpis: map[string][]float64{"rate_gflops": {1}}}})
-	r = runSeshat(t, nil, "regression", "--results-dir", results, "--history", url, "--report-dir", reports)
-	if got := counts(summary(t, reports), "no_history", "ok"); r.code != 0 || got != "no_history=26 ok=0" {
-		t.Errorf("empty history: exit %d, %s", r.code, got)
+	for _, tt := range []struct {
+		args    []string
+		code    int
+		outcome string
+	}{
+		{nil, 3, "NO DATA (exit 3): no result has history (26 no-history): is --history the store the runs are uploaded to? (--allow-no-history passes a first run)"},
+		{[]string{"--allow-no-history"}, 0, "PASSED (exit 0): no result has history (26 no-history), allowed by --allow-no-history"},
+	} {
+		r = runSeshat(t, nil, append([]string{"regression", "--results-dir", results, "--history", url, "--report-dir", reports}, tt.args...)...)
+		if r.code != tt.code || !strings.HasSuffix(r.stdout, "\n"+tt.outcome+"\n") {
+			t.Errorf("%v: exit %d, want %d and the outcome %q\n%s\n%s", tt.args, r.code, tt.code, tt.outcome, r.stdout, r.stderr)
+		}
+		s := summary(t, reports)
+		if got := counts(s, "no_history", "not_analyzed", "regressions", "ok"); got != "no_history=26 not_analyzed=3 regressions=0 ok=0" {
+			t.Errorf("%v: summary: %s", tt.args, got)
+		}
+		for _, want := range []string{"exit code 1: no KPIs for a failed run", "exit_code:1: empty exit code", "no history for this KPI"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, want, r.stdout)
+			}
+		}
 	}
 }
 
@@ -548,9 +558,10 @@ func TestRegressionOpenSearchHistory(t *testing.T) {
 	if got := counts(summary(t, reports), "regressions", "ok"); got != "regressions=1 ok=3" {
 		t.Errorf("summary: %s", got)
 	}
-	// Without the prefix, the indices are empty: no history.
+	// Without the prefix, the indices are empty: no result has history,
+	// which is no data (exit 3).
 	r = runSeshat(t, nil, "regression", "--lts", file, "--history", ts.URL, "--report-dir", reports)
-	if got := counts(summary(t, reports), "no_history"); r.code != 0 || got != "no_history=4" {
+	if got := counts(summary(t, reports), "no_history"); r.code != 3 || got != "no_history=4" || !strings.Contains(r.stderr, "no result has history") {
 		t.Errorf("default indices: exit %d, %s\n%s", r.code, got, r.stderr)
 	}
 }

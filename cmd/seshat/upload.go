@@ -21,6 +21,8 @@ KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
 keyed by test_uuid. Invalid payloads are named (entry and field) and not
 stored; the command then exits 4 after storing the others. A store that
 loses documents exits 1, invalid payloads or not. Nothing to upload exits 3.
+A sqlite:PATH store in a directory that does not exist exits 4 unless
+--create is given (a mistyped directory would start a new, empty store).
 OpenSearch credentials come from SESHAT_OPENSEARCH_USERNAME,
 SESHAT_OPENSEARCH_PASSWORD and --password-file, over those written in the
 store URL (see --password-file), and are never printed.`,
@@ -38,10 +40,13 @@ store URL (see --password-file), and are never printed.`,
 	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list what would be stored, store nothing")
+	f.BoolVar(&o.Create, "create", false, "create the missing directories of a sqlite:PATH store (those of the default store, .seshat, always are)")
 	f.BoolVar(&o.Export, "opensearch-export", false, "also upload to the OpenSearch at --opensearch-url")
 	f.StringVar(&o.ExportURL, "opensearch-url", "", "OpenSearch of the export: http(s)://host:port")
 	f.BoolVar(&o.FailOnError, "fail-on-error", true, "a failed OpenSearch export fails the command (else a warning)")
 	addConnectionFlags(f, &o.Connection)
+	f.IntVar(&o.Connection.BulkBytes, "bulk-bytes", lts.DefaultMaxBulkBytes,
+		"most bytes of one OpenSearch bulk request (a server refusing one as too large, 413, gets smaller ones all the same)")
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")
 	config.BindKey(f, "filters", "parse.filters")
@@ -49,6 +54,7 @@ store URL (see --password-file), and are never printed.`,
 	config.BindKey(f, "opensearch-export", "lts.opensearch.export.enabled")
 	config.BindKey(f, "opensearch-url", "lts.opensearch.url")
 	config.BindKey(f, "fail-on-error", "lts.opensearch.fail_on_error")
+	config.BindKey(f, "bulk-bytes", "lts.opensearch.bulk_bytes")
 	return cmd
 }
 
@@ -69,7 +75,7 @@ func addConnectionFlags(f *pflag.FlagSet, c *pipeline.StoreConnection) {
 	f.StringVar(&c.PasswordFile, "password-file", "", "file whose first line is the OpenSearch password. "+
 		"The user is SESHAT_OPENSEARCH_USERNAME, else the store URL's (https://user:password@host:9200); "+
 		"the password is this file's, else SESHAT_OPENSEARCH_PASSWORD, else the URL's when its user is the one used")
-	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch")
+	f.DurationVar(&c.RetryTimeout, "retry-timeout", lts.DefaultRetryTimeout, "give up once this long has been spent retrying OpenSearch without progress")
 	config.BindKey(f, "index", "lts.opensearch.index")
 	config.BindKey(f, "index-prefix", "lts.opensearch.index_prefix")
 	config.BindKey(f, "kpi-index-suffix", "lts.opensearch.kpi_index_suffix")

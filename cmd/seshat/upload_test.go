@@ -11,7 +11,34 @@ import (
 // storeURL is a fresh SQLite store in a temporary directory.
 func storeURL(t *testing.T) string {
 	t.Helper()
-	return "sqlite:" + filepath.Join(t.TempDir(), "store", "lts.db")
+	return "sqlite:" + filepath.Join(t.TempDir(), "lts.db")
+}
+
+// TestUploadStorePath: a SQLite store in a directory that does not exist is
+// refused (exit 4) unless --create creates it; a store path that is a
+// directory says so, to upload and history alike.
+func TestUploadStorePath(t *testing.T) {
+	t.Parallel()
+	file := "../../testdata/golden/lts.json"
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "tpyo", "lts.db")
+	r := runSeshat(t, nil, "upload", "--lts", file, "--store", "sqlite:"+typo)
+	if r.code != 4 || !strings.Contains(r.stderr, "directory "+filepath.Dir(typo)+" does not exist (--create creates it)") {
+		t.Errorf("a store in a missing directory: exit %d, want 4\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(typo)); err == nil {
+		t.Error("the missing directory was created without --create")
+	}
+	r = runSeshat(t, nil, "upload", "--lts", file, "--store", "sqlite:"+typo, "--create")
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s) in sqlite:"+typo) {
+		t.Errorf("--create: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"upload", "--lts", file, "--store", "sqlite:" + dir}, {"history", "--store", "sqlite:" + dir}} {
+		r = runSeshat(t, nil, args...)
+		if r.code != 4 || !strings.Contains(r.stderr, dir+" is a directory, not a store file") || strings.Contains(r.stderr, "unable to open") {
+			t.Errorf("seshat %s: exit %d, want 4 saying the path is a directory\n%s", args[0], r.code, r.stderr)
+		}
+	}
 }
 
 // TestUploadShippedTree uploads the shipped tree: its valid payloads are
@@ -185,7 +212,7 @@ func TestUploadServerDown(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"SESHAT_OPENSEARCH_USERNAME": "ci", "SESHAT_OPENSEARCH_PASSWORD": "s3cr3t-pa55"}
 	r := runSeshat(t, env, "-v", "upload", "--lts", "../../testdata/golden/lts.json",
-		"--store", "http://127.0.0.1:1", "--retry-timeout", "300ms")
+		"--store", "http://127.0.0.1:1", "--retry-timeout", "1s")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}

@@ -147,6 +147,7 @@ type OpenSearchExport struct {
 	FailOnError    *bool        `yaml:"fail_on_error"`
 	CACert         string       `yaml:"ca_cert"`
 	PasswordFile   string       `yaml:"password_file"`
+	BulkBytes      *int         `yaml:"bulk_bytes"`
 }
 
 // ExportConfig is `lts.opensearch.export`.
@@ -163,6 +164,7 @@ type Regression struct {
 	regression.Keys   `yaml:",inline"`
 	FailOnRegression  *bool    `yaml:"fail_on_regression"`
 	FailOnImprovement *bool    `yaml:"fail_on_improvement"`
+	AllowNoHistory    *bool    `yaml:"allow_no_history"`
 	Ack               string   `yaml:"ack"`
 	ReportDir         string   `yaml:"report_dir"`
 	ReportsIndex      string   `yaml:"reports_index"`

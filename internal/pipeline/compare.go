@@ -68,7 +68,7 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 				return exitcode.Errorf(exitcode.InvalidInput, "compare: %q names no build", path)
 			}
 			if store == nil {
-				s, err := openStore(ctx, env, o.Store, o.Connection, true)
+				s, err := openStore(ctx, env, o.Store, o.Connection)
 				if errors.Is(err, lts.ErrNoStore) {
 					return exitcode.Errorf(exitcode.NoData, "compare: %s: %w", redact.URL(o.Store), err)
 				}

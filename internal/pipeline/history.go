@@ -55,7 +55,7 @@ func History(ctx context.Context, env Env, opts HistoryOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, env, opts.Store, opts.Connection, true)
+	s, err := openStore(ctx, env, opts.Store, opts.Connection)
 	if err != nil {
 		return err
 	}

@@ -97,6 +97,9 @@ type RegressionOptions struct {
 	// file named a store).
 	Baseline     string
 	HistoryGiven bool
+	// AllowNoHistory passes an analysis in which no result had history (a
+	// first run); otherwise it exits 3 (NoData).
+	AllowNoHistory bool
 }
 
 // The bounds of --confirm auto unless told otherwise.
@@ -177,7 +180,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	historyText := redact.URL(storeURL)
 	if baseline == nil || opts.HistoryGiven {
 		if s, err = openRegressionHistory(ctx, env, storeURL, opts.Connection); err != nil {
-			return fmt.Errorf("--history: %w", err)
+			return err
 		}
 		defer s.Close()
 	} else {
@@ -186,7 +189,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	ropts := regression.Options{
 		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
-		BatchValues: opts.BatchValues, Baseline: baseline,
+		BatchValues: opts.BatchValues, Baseline: baseline, AllowNoHistory: opts.AllowNoHistory,
 	}
 	rep, err := regression.Analyze(ctx, runs, s, ropts)
 	if err != nil {
@@ -351,10 +354,13 @@ func regressionStatus(rep *regression.Report) error {
 	o := report.OutcomeOf(rep)
 	switch o.Kind {
 	case report.OutcomeNoData:
-		if rep.Summary.Entries == 0 {
+		switch {
+		case rep.Summary.Entries == 0:
 			return exitcode.Errorf(exitcode.NoData, "no current entry to analyse (%d run(s) skipped by ignored_entries)", len(rep.Skipped))
+		case rep.NoData():
+			return exitcode.Errorf(exitcode.NoData, "no current entry has a KPI value: %d entries not analysed (failed or incomplete runs?)", rep.Summary.Entries)
 		}
-		return exitcode.Errorf(exitcode.NoData, "no current entry has a KPI value: %d entries not analysed (failed or incomplete runs?)", rep.Summary.Entries)
+		return exitcode.Errorf(exitcode.NoData, "%s", o.Text)
 	case report.OutcomeFailed:
 	default:
 		return nil
@@ -535,16 +541,18 @@ func kpiDefinition(workload, name string) (kpi.Definition, bool) {
 	return p.KPIs().Definition(name)
 }
 
-// openRegressionHistory opens the history store. A store that does not
-// exist yet (a first CI run) is an empty history, with a warning: it is not
-// created.
+// openRegressionHistory opens the history store. One that does not exist
+// is invalid input, as for visualize --history: a mistyped path would read
+// as an empty history, and pass every run. It is not created.
 func openRegressionHistory(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
-	s, err := openStore(ctx, env, url, conn, true)
+	s, err := openStore(ctx, env, url, conn)
 	if errors.Is(err, lts.ErrNoStore) {
-		env.logger().Warn("history store " + redact.URL(url) + " does not exist: no history, every KPI is no-history")
-		return lts.NewMemory(redact.URL(url)), nil
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w (seshat upload creates it: check the path, or upload first)", redact.URL(url), err)
 	}
-	return s, err
+	if err != nil {
+		return nil, fmt.Errorf("--history: %w", err)
+	}
+	return s, nil
 }
 
 // paramsText shows a method's parameters with their defaults applied.

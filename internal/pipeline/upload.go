@@ -34,6 +34,9 @@ type StoreConnection struct {
 	// RetryTimeout bounds the time spent retrying (lts.DefaultRetryTimeout
 	// when 0).
 	RetryTimeout time.Duration
+	// BulkBytes bounds the body of one bulk request (uploads only;
+	// lts.DefaultMaxBulkBytes when 0).
+	BulkBytes int
 }
 
 // storeOptions turns the connection into lts.StoreOptions.
@@ -47,15 +50,16 @@ func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
 		Password:           c.Password,
 		PasswordFile:       c.PasswordFile,
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
+		MaxBulkBytes:       c.BulkBytes,
 		Log:                env.logger(),
 	}
 }
 
-// openStore opens the store of url with the connection settings; reading
-// requires the store to exist (else an error wrapping lts.ErrNoStore).
-func openStore(ctx context.Context, env Env, url string, conn StoreConnection, reading bool) (lts.Store, error) {
+// openStore opens the store of url, to read it, with the connection
+// settings: it must exist (else an error wrapping lts.ErrNoStore).
+func openStore(ctx context.Context, env Env, url string, conn StoreConnection) (lts.Store, error) {
 	opts := conn.storeOptions(env)
-	opts.MustExist = reading
+	opts.MustExist = true
 	return lts.Open(ctx, url, opts)
 }
 
@@ -79,6 +83,9 @@ type UploadOptions struct {
 	Connection  StoreConnection
 	// DryRun lists what would be stored (stdout) and stores nothing.
 	DryRun bool
+	// Create creates the missing directories of a store file's path
+	// (sqlite:PATH); the default store's are created regardless.
+	Create bool
 }
 
 // Upload runs `seshat upload`: payloads from one parse (or an LTS file),
@@ -87,6 +94,9 @@ type UploadOptions struct {
 // exits 4 — or 1 when a store failed: documents lost win. Nothing to
 // upload exits 3.
 func Upload(ctx context.Context, env Env, opts UploadOptions) error {
+	if opts.Connection.BulkBytes < 0 {
+		return exitcode.Errorf(exitcode.InvalidInput, "--bulk-bytes %d: must be a number of bytes above 0", opts.Connection.BulkBytes)
+	}
 	records, source, err := uploadRecords(ctx, env, opts)
 	if err != nil {
 		return err
@@ -118,7 +128,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 		return invalid
 	}
 	for _, t := range targets {
-		done, err := putAll(ctx, env, t, opts.Connection, payloads)
+		done, err := putAll(ctx, env, t, opts.Connection, opts.Create, payloads)
 		if done != "" {
 			fmt.Fprintln(env.status(), done)
 		}
@@ -215,10 +225,13 @@ func targetNames(targets []uploadTarget) []string {
 	return out
 }
 
-// putAll stores the payloads in the target and says what it did: also when
-// it fails, if part of the upload was stored.
-func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, payloads []*models.Payload) (string, error) {
-	s, err := openStore(ctx, env, t.url, conn, false)
+// putAll stores the payloads in the target (creating the missing
+// directories of its path when create) and says what it did: also when it
+// fails, if part of the upload was stored.
+func putAll(ctx context.Context, env Env, t uploadTarget, conn StoreConnection, create bool, payloads []*models.Payload) (string, error) {
+	opts := conn.storeOptions(env)
+	opts.CreateDirs = create
+	s, err := lts.Open(ctx, t.url, opts)
 	if err != nil {
 		return "", err
 	}

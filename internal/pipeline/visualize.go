@@ -242,7 +242,7 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 	if namesStore(source) {
 		// A store that does not exist is refused rather than created: a
 		// mistyped path would read as an empty history.
-		s, err := openStore(ctx, env, source, conn, true)
+		s, err := openStore(ctx, env, source, conn)
 		if errors.Is(err, lts.ErrNoStore) {
 			return nil, nop, exitcode.Errorf(exitcode.InvalidInput, "--history %s: %w", redact.URL(source), err)
 		}

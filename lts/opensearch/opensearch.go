@@ -42,6 +42,12 @@ type store struct {
 	templatesReady bool
 	// retryNotice says once that the store is being retried.
 	retryNotice sync.Once
+	// bulkBytes bounds the body of a bulk request: opts.MaxBulkBytes, or
+	// less once the server refused a request as too large (413): the size
+	// that worked is kept for the store's later requests.
+	bulkBytes int
+	// splitNotice says once that bulk requests are split.
+	splitNotice sync.Once
 }
 
 func init() {
@@ -108,7 +114,7 @@ func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, e
 	if r == nil {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r}, nil
+	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r, bulkBytes: opts.MaxBulkBytes}, nil
 }
 
 func (s *store) String() string { return s.addr }
@@ -183,16 +189,21 @@ func retryableStatus(code int) bool {
 	return false
 }
 
-// send performs one request and reads its answer; HTTP errors (status >=
-// 300, except the ones ok lists) become a *requestError.
-func (s *store) send(ctx context.Context, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+// send performs one request, within the time b allows it, and reads its
+// answer; HTTP errors (status >= 300, except the ones ok lists) become a
+// *requestError.
+func (s *store) send(ctx context.Context, b *backoff, stats *lts.PutStats, op string, req opensearchapi.Request, ok ...int) (*response, error) {
+	timeout := b.requestTimeout()
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stats.Requests++
 	res, err := req.Do(rctx, s.client)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if timeout < s.opts.RequestTimeout && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer in the %s left of the retry budget: %w", timeout.Round(time.Millisecond), err)
 		}
 		return nil, classifyTransportError(op, err)
 	}
@@ -272,22 +283,51 @@ func errorReason(body []byte) string {
 
 // backoff is the retry schedule of one operation (an upload, a search
 // and its pages): exponential backoff with full jitter, and a budget of
-// time spent retrying — failed attempts and the waits between them. The
-// whole budget is used: a wait longer than what is left is cut to it, and
-// one last attempt follows; once an attempt fails with nothing left, no
-// retry starts. Time spent on requests that succeed does not count, so a
-// long upload keeps its whole budget for its troubles.
+// time spent without progress — failed attempts and the waits between
+// them. Progress (a request that succeeds, a bulk request that settles
+// some of its documents) gives the budget back whole: it bounds how long
+// an operation may be stuck, not how long it may take, so an upload of any
+// size with a steady trickle of refused documents is not cut short, and
+// the time of a slow bulk request that stored most of its documents is not
+// retrying. The whole budget is used: a wait longer than what is left is
+// cut to it, and one last attempt follows; once an attempt fails with
+// nothing left, no retry starts. No request outlives the budget left
+// (requestTimeout).
 type backoff struct {
 	s       *store
 	attempt int           // retries since the last success: the exponent
-	retries int           // retries in all, for messages
-	spent   time.Duration // retrying so far
+	retries int           // retries since the last progress, for messages
+	spent   time.Duration // retrying since the last progress
+	answer  string        // the last failure the server answered, since then
 }
 
 func (s *store) newBackoff() *backoff { return &backoff{s: s} }
 
-// succeeded restarts the exponential growth after a success.
-func (b *backoff) succeeded() { b.attempt = 0 }
+// progressed gives the budget back after a request that settled some of
+// its documents; the backoff keeps growing while others are refused.
+func (b *backoff) progressed() { b.spent, b.retries, b.answer = 0, 0, "" }
+
+// succeeded gives the budget back and restarts the exponential growth
+// after a request that fully succeeded.
+func (b *backoff) succeeded() {
+	b.progressed()
+	b.attempt = 0
+}
+
+// left is what is left of the budget.
+func (b *backoff) left() time.Duration { return b.s.opts.Retry.Timeout - b.spent }
+
+// requestTimeout bounds the next request: the request timeout, cut to the
+// budget left, so that a server that never answers is given up on when
+// the budget runs out, not a request timeout later. The one last attempt
+// after a wait cut to the budget has the request timeout: an operation
+// gives up at most one request timeout after its budget.
+func (b *backoff) requestTimeout() time.Duration {
+	if left := b.left(); left > 0 {
+		return min(b.s.opts.RequestTimeout, left)
+	}
+	return b.s.opts.RequestTimeout
+}
 
 // wait counts a failed attempt that took failed, sleeps before the next
 // one and reports whether to make it: false when the budget is spent, or
@@ -296,7 +336,7 @@ func (b *backoff) succeeded() { b.attempt = 0 }
 // attempt failed, for the store's retry notice.
 func (b *backoff) wait(ctx context.Context, failed, atLeast time.Duration, cause string) bool {
 	b.spent += failed
-	left := b.s.opts.Retry.Timeout - b.spent
+	left := b.left()
 	if left <= 0 {
 		return false
 	}
@@ -330,9 +370,15 @@ func (s *store) noticeRetry(cause string) {
 	})
 }
 
-// gaveUp says how much retrying was done before giving up.
-func (b *backoff) gaveUp() string {
-	return fmt.Sprintf("gave up after %d retries in %s", b.retries, b.spent.Round(time.Millisecond))
+// gaveUp says how much retrying was done before giving up after a failure
+// for reason, and what the server last answered when that was not it (the
+// last attempt got no answer in the budget left).
+func (b *backoff) gaveUp(reason string) string {
+	text := fmt.Sprintf("gave up after %d retries in %s without progress", b.retries, b.spent.Round(time.Millisecond))
+	if b.answer != "" && b.answer != reason {
+		text += "; the last answer: " + b.answer
+	}
+	return text
 }
 
 // do sends a request, retrying retryable failures on b's schedule (that
@@ -341,7 +387,7 @@ func (b *backoff) gaveUp() string {
 func (s *store) do(ctx context.Context, b *backoff, stats *lts.PutStats, op string, build func() opensearchapi.Request, ok ...int) (*response, error) {
 	for {
 		start := time.Now()
-		r, err := s.send(ctx, stats, op, build(), ok...)
+		r, err := s.send(ctx, b, stats, op, build(), ok...)
 		var re *requestError
 		if err == nil {
 			b.succeeded()
@@ -349,12 +395,15 @@ func (s *store) do(ctx context.Context, b *backoff, stats *lts.PutStats, op stri
 		if err == nil || !errors.As(err, &re) || !re.retryable {
 			return r, err
 		}
+		if re.status != 0 {
+			b.answer = re.Error()
+		}
 		s.opts.Log.Debug("retrying", "request", op, "reason", re.Error(), "retry", b.retries+1)
 		if !b.wait(ctx, time.Since(start), re.after, re.cause()) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w (%s)", err, b.gaveUp())
+			return nil, fmt.Errorf("%w (%s)", err, b.gaveUp(re.Error()))
 		}
 	}
 }
@@ -553,7 +602,10 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 				"the runs no longer have failed (the next upload of these runs removes them): %w", s, err)
 		}
 	}
-	if len(failed) < len(docs) {
+	// An upload that gave up on the server has spent its budget: no more
+	// requests.
+	gaveUp := stopped != nil && b.left() <= 0
+	if len(failed) < len(docs) && !gaveUp {
 		// Make the upload visible to the next query (history, regression).
 		_, err := s.do(ctx, b, &stats, "refresh", func() opensearchapi.Request {
 			t := true
@@ -577,11 +629,11 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 }
 
 // batchLen is how many of docs go into the next bulk request: at most
-// MaxBulkDocs and MaxBulkBytes (at least one, however large).
+// MaxBulkDocs and bulkBytes (at least one, however large).
 func (s *store) batchLen(docs []bulkDoc) int {
 	size := 0
 	for i, d := range docs {
-		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.opts.MaxBulkBytes) {
+		if i == s.opts.MaxBulkDocs || (i > 0 && size+len(d.lines) > s.bulkBytes) {
 			return i
 		}
 		size += len(d.lines)
@@ -605,8 +657,9 @@ type bulkAnswer struct {
 }
 
 // sendBatch sends one bulk request and re-sends its retryable failures
-// (only those) until they are stored or b's deadline passes. It returns the
-// documents not stored, and an error when the upload cannot go on.
+// (only those) until they are stored or b's budget is spent; a request the
+// server finds too large is split (splitBatch). It returns the documents
+// not stored, and an error when the upload cannot go on.
 func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, batch []bulkDoc) ([]failedDoc, error) {
 	var failed []failedDoc
 	first := true
@@ -619,17 +672,24 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 		for _, d := range batch {
 			body.Write(d.lines)
 		}
+		size := body.Len()
 		start := time.Now()
-		r, err := s.send(ctx, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
+		r, err := s.send(ctx, b, stats, "bulk", opensearchapi.BulkRequest{Body: &body})
 		var retry []bulkDoc
 		var after time.Duration
 		var reason, cause string
+		answered := err == nil // the server said why, for messages
 		if err != nil {
 			var re *requestError
+			if errors.As(err, &re) && re.status == http.StatusRequestEntityTooLarge {
+				lost, err := s.splitBatch(ctx, stats, b, batch, size, re)
+				return append(failed, lost...), err
+			}
 			if !errors.As(err, &re) || !re.retryable {
 				return append(failed, failAll(batch, err.Error())...), err
 			}
 			retry, after, reason, cause = batch, re.after, re.Error(), re.cause()
+			answered = re.status != 0
 		} else {
 			var ans bulkAnswer
 			if err := json.Unmarshal(r.body, &ans); err != nil || len(ans.Items) != len(batch) {
@@ -665,15 +725,54 @@ func (s *store) sendBatch(ctx context.Context, stats *lts.PutStats, b *backoff, 
 			b.succeeded()
 			return failed, nil
 		}
+		took := time.Since(start)
+		if len(retry) < len(batch) {
+			// Some documents are settled: progress, not retrying.
+			b.progressed()
+			took = 0
+		}
+		if answered {
+			b.answer = reason
+		}
 		s.opts.Log.Debug("retrying documents", "documents", len(retry), "reason", reason, "retry", b.retries+1)
-		if !b.wait(ctx, time.Since(start), after, cause) {
+		if !b.wait(ctx, took, after, cause) {
 			if ctx.Err() != nil {
 				return append(failed, failAll(retry, ctx.Err().Error())...), ctx.Err()
 			}
-			err := fmt.Errorf("%s (%s)", reason, b.gaveUp())
+			err := fmt.Errorf("%s (%s)", reason, b.gaveUp(reason))
 			return append(failed, failAll(retry, err.Error())...), err
 		}
 		batch = retry
+	}
+	return failed, nil
+}
+
+// splitBatch sends batch again in smaller bulk requests: the server refused
+// its request of size bytes as too large (413: OpenSearch's
+// http.max_content_length, or a proxy's limit on bodies). The store keeps
+// the smaller bound (half the refused size) for its later requests. A
+// document too large on its own is lost, saying so; the others go on.
+func (s *store) splitBatch(ctx context.Context, stats *lts.PutStats, b *backoff, batch []bulkDoc, size int, re *requestError) ([]failedDoc, error) {
+	if len(batch) == 1 {
+		return failAll(batch, re.Error()+": the document alone is larger than the server takes"), nil
+	}
+	if bound := max(size/2, 1); bound < s.bulkBytes {
+		s.bulkBytes = bound
+		s.splitNotice.Do(func() {
+			s.opts.Log.Info(fmt.Sprintf("opensearch: %s: a bulk request of %d bytes refused as too large (HTTP 413): sending at most %d bytes per request from now on (--bulk-bytes sets the bound)",
+				s.addr, size, bound))
+		})
+		s.opts.Log.Debug("splitting a bulk request refused as too large", "bytes", size, "bound", bound)
+	}
+	var failed []failedDoc
+	for len(batch) > 0 {
+		n := s.batchLen(batch)
+		lost, err := s.sendBatch(ctx, stats, b, batch[:n])
+		failed = append(failed, lost...)
+		batch = batch[n:]
+		if err != nil {
+			return append(failed, failAll(batch, notSent)...), err
+		}
 	}
 	return failed, nil
 }

@@ -58,6 +58,13 @@ func fastRetries(seed uint64) lts.RetryPolicy {
 		Rand: rand.New(rand.NewPCG(seed, seed))}
 }
 
+// budgeted is fastRetries with a retry budget of d.
+func budgeted(seed uint64, d time.Duration) lts.RetryPolicy {
+	r := fastRetries(seed)
+	r.Timeout = d
+	return r
+}
+
 func piWorkload() lts.Workload { return pi.Workload{} }
 
 // openOpenSearch opens a store on the test server ts with test defaults.
@@ -241,15 +248,12 @@ func TestOpenSearchRetryBudget(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 12})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Skip: 2, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
-	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 150 * time.Millisecond}})
-	opts := lts.StoreOptions{MaxBulkDocs: 12}
-	opts.Retry = fastRetries(12)
-	opts.Retry.Timeout = 200 * time.Millisecond
-	s := openOpenSearch(t, ts, opts)
+	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 100 * time.Millisecond}})
+	s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 12, Retry: budgeted(12, 300*time.Millisecond)})
 	ps := ltstest.Payloads(10, ltstest.Options{Seed: 22})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
-		t.Fatalf("five slow batches (750 ms) and one 429 with a 200 ms budget: %v", err)
+		t.Fatalf("five slow batches (500 ms) and one 429 with a 300 ms budget: %v", err)
 	}
 	if stats.Retries != 12 {
 		t.Errorf("%d documents retried, want the 12 of the refused batch", stats.Retries)
@@ -302,10 +306,7 @@ func TestOpenSearchFinalFailures(t *testing.T) {
 		t.Parallel()
 		ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 6})
 		ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
-		opts := lts.StoreOptions{MaxBulkDocs: 20}
-		opts.Retry = fastRetries(6)
-		opts.Retry.Timeout = 300 * time.Millisecond
-		s := openOpenSearch(t, ts, opts)
+		s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 20, Retry: budgeted(6, 500*time.Millisecond)})
 		_, err := s.Put(context.Background(), ps)
 		var ue *opensearch.UploadError
 		if !errors.As(err, &ue) || ue.Failed != 60 {
@@ -525,10 +526,7 @@ func TestOpenSearchReuploadRemovesStaleKPIs(t *testing.T) {
 func TestOpenSearchStaleKPISearchFails(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 13})
-	opts := lts.StoreOptions{}
-	opts.Retry = fastRetries(13)
-	opts.Retry.Timeout = 100 * time.Millisecond
-	s := openOpenSearch(t, ts, opts)
+	s := openOpenSearch(t, ts, lts.StoreOptions{Retry: budgeted(13, 500*time.Millisecond)})
 	ps := ltstest.Payloads(6, ltstest.Options{Seed: 23})
 	if _, err := s.Put(context.Background(), ps); err != nil {
 		t.Fatal(err)
@@ -576,12 +574,7 @@ func TestOpenSearchRetryBudgetSpent(t *testing.T) {
 					Rand: rand.New(rand.NewPCG(seed, seed))}
 				s := openOpenSearch(t, ts, opts)
 				start := time.Now()
-				var err error
-				if op == "upload" {
-					_, err = s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 24}))
-				} else {
-					_, err = s.Count(context.Background(), lts.Query{})
-				}
+				err := operate(context.Background(), s, op)
 				took := time.Since(start)
 				if err == nil || !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "gave up after") {
 					t.Fatalf("error = %v", err)
@@ -619,6 +612,17 @@ func TestOpenSearchRetryNotice(t *testing.T) {
 	if strings.Contains(logged.String(), "s3cr3t") {
 		t.Errorf("the log shows the password:\n%s", logged.String())
 	}
+}
+
+// operate runs op on s: "upload", a Put of two payloads, or "count": the
+// two kinds of operation a retry budget bounds.
+func operate(ctx context.Context, s lts.Store, op string) error {
+	if op == "upload" {
+		_, err := s.Put(ctx, ltstest.Payloads(2, ltstest.Options{Seed: 24}))
+		return err
+	}
+	_, err := s.Count(ctx, lts.Query{})
+	return err
 }
 
 func withPi(opts lts.StoreOptions) lts.StoreOptions {

@@ -32,8 +32,10 @@
 //
 // Faults are injected with TestServer.Inject: 429 storms, 5xx (with
 // OpenSearch's or a proxy's body), partial bulk failures (ItemFault),
-// dropped connections, slow responses, and lost responses whose writes did
-// happen (AfterApply). Probabilities draw from a source seeded by
+// dropped connections, slow responses (a Delay longer than the client's
+// patience is a server that never answers), and lost responses whose writes
+// did happen (AfterApply); Config.MaxContentLength refuses long bodies with
+// 413. Probabilities draw from a source seeded by
 // Config.Seed. Counters (Requests, RequestCounts, BulkRequests) and
 // introspection (DocCount, Doc, Mapping, Template) let tests assert what
 // reached the server.
@@ -49,5 +51,5 @@
 // RFC 3339, RFC 3339 without a zone, a date alone, or epoch milliseconds);
 // analyzers other than a lowercasing split on non-alphanumerics; shards,
 // versions and sequence numbers; conflicts between templates of equal
-// priority; request size limits.
+// priority.
 package opensearchtest

@@ -30,6 +30,12 @@ type Config struct {
 	Password string
 	// Seed seeds the random source behind probabilistic item faults.
 	Seed uint64
+	// MaxContentLength, when above 0, is OpenSearch's
+	// http.max_content_length: a request whose body is longer is answered
+	// 413 with an empty body, as OpenSearch's HTTP layer does (a proxy's
+	// client_max_body_size answers the same status), and nothing in it is
+	// applied.
+	MaxContentLength int
 }
 
 // TestServer is an in-memory, single-node OpenSearch on a loopback port,
@@ -215,6 +221,10 @@ func (ts *TestServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		ts.bulks = append(ts.bulks, BulkStat{Actions: len(actions), Bytes: len(body)})
 	}
 	ts.mu.Unlock()
+	if ts.cfg.MaxContentLength > 0 && len(body) > ts.cfg.MaxContentLength {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		return
+	}
 	if !ts.authorized(w, r) {
 		return
 	}

@@ -484,3 +484,24 @@ func TestItemFaults(t *testing.T) {
 		t.Errorf("matched: %q", c)
 	}
 }
+
+// TestMaxContentLength: a body longer than the limit is answered 413 with
+// no body and nothing applied; one at the limit is served.
+func TestMaxContentLength(t *testing.T) {
+	t.Parallel()
+	one := bulkLines(`{"index":{"_index":"lts","_id":"a"}}`, `{}`)
+	ts := Start(t, Config{MaxContentLength: len(one)})
+	if code, m := call(t, ts, http.MethodPost, "/_bulk", one); code != 200 || m["errors"] != false {
+		t.Errorf("a body at the limit: %d %v", code, m)
+	}
+	two := bulkLines(`{"index":{"_index":"lts","_id":"b"}}`, `{}`, `{"index":{"_index":"lts","_id":"c"}}`, `{}`)
+	if code, m := call(t, ts, http.MethodPost, "/_bulk", two); code != http.StatusRequestEntityTooLarge || m != nil {
+		t.Errorf("a body over the limit: %d %v, want 413 without a body", code, m)
+	}
+	if n := ts.DocCount("lts"); n != 1 {
+		t.Errorf("%d documents stored, want the first only", n)
+	}
+	if b := ts.BulkRequests(); len(b) != 2 || b[1].Bytes != len(two) {
+		t.Errorf("bulk stats %v: the refused request is counted", b)
+	}
+}

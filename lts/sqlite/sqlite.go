@@ -141,23 +141,29 @@ type store struct {
 
 func init() { lts.Register("sqlite", "sqlite:PATH", open) }
 
-// open opens (creating it and its directories when missing, unless
-// opts.MustExist) the store of a sqlite:PATH URL and brings its schema up
-// to date.
+// open opens the store of a sqlite:PATH URL and brings its schema up to
+// date. A file that does not exist is created (unless opts.MustExist), in
+// a directory that must exist (unless opts.CreateDirs).
 func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, error) {
 	_, path, _ := strings.Cut(rawURL, ":")
 	if path == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "store %q: no path after sqlite:", rawURL)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store sqlite:%s: %s is a directory, not a store file (name a file in it: sqlite:%s)",
+			path, path, filepath.Join(path, "lts.db"))
 	}
 	if opts.MustExist {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, exitcode.With(exitcode.NoData, fmt.Errorf("store sqlite:%s does not exist: %w", path, lts.ErrNoStore))
 		}
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
-		}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && !opts.CreateDirs {
+		return nil, exitcode.Errorf(exitcode.InvalidInput, "store sqlite:%s: directory %s does not exist (--create creates it)", path, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
 	// WAL: readers never block the writer. busy_timeout: a second upload
 	// waits for the first. _txlock=immediate: a transaction takes the

@@ -47,9 +47,37 @@ func TestSQLiteDefaultPathCreatesDirectories(t *testing.T) {
 		t.Errorf("default store not created: %v", err)
 	}
 	nested := filepath.Join(dir, "a", "b c", "lts.db")
-	openSQLite(t, nested, lts.StoreOptions{})
+	openSQLite(t, nested, lts.StoreOptions{CreateDirs: true})
 	if _, err := os.Stat(nested); err != nil {
 		t.Errorf("nested store not created: %v", err)
+	}
+}
+
+// A store in a directory that does not exist is refused unless asked to
+// create it (a mistyped directory would start a new, empty store); a path
+// that is a directory says so. Both are invalid input.
+func TestSQLiteStorePaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, path string
+		opts       lts.StoreOptions
+		want       string
+	}{
+		{"missing directory", filepath.Join(dir, "typo", "lts.db"), lts.StoreOptions{}, "directory " + filepath.Join(dir, "typo") + " does not exist (--create creates it)"},
+		{"a directory", dir, lts.StoreOptions{}, dir + " is a directory, not a store file (name a file in it: sqlite:" + filepath.Join(dir, "lts.db") + ")"},
+		{"a directory, reading", dir, lts.StoreOptions{MustExist: true}, dir + " is a directory, not a store file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := lts.Open(context.Background(), "sqlite:"+tt.path, tt.opts)
+			if exitcode.Of(err) != exitcode.InvalidInput || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v (exit %d), want invalid input saying %q", err, exitcode.Of(err), tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
+		t.Error("the missing directory was created")
 	}
 }
 
