@@ -207,7 +207,7 @@ func TestRegressionABConfirmAuto(t *testing.T) {
 // matrix but is no label of the runs (side, read only by the command) is
 // never merged: without --baseline each value is an entry of its own, with
 // a note that says so, and the stored builds, which lack it, are not their
-// history.
+// history (so no result has history: exit 3).
 func TestRegressionVaryingSettingIsASeries(t *testing.T) {
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 2, 1, 0.5))
@@ -216,8 +216,9 @@ func TestRegressionVaryingSettingIsASeries(t *testing.T) {
 	}
 	report := filepath.Join(h.dir, "report")
 	r := runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store, "--kpi-filter", "rate_gflops", "--report-dir", report)
-	if r.code != 0 || !strings.Contains(r.stderr, "setting side (base, head) varies across the matrix of workload pi") {
-		t.Fatalf("exit %d, want 0 with a note on side:\n%s%s", r.code, r.stdout, r.stderr)
+	// No stored build carries side: no result has history (exit 3).
+	if r.code != 3 || !strings.Contains(r.stderr, "setting side (base, head) varies across the matrix of workload pi") {
+		t.Fatalf("exit %d, want 3 (no history) with a note on side:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	s := summary(t, report)
 	if s["entries"].(float64) != 2 || s["no_history"].(float64) != 2 {
