@@ -48,8 +48,16 @@ func TestMain(m *testing.M) {
 //	                            or sleep
 //	daemon-noenv ...            the same, the daemon's environment cleared
 //	fork PIDFILE [noenv]        daemon's middle process: start the daemon, exit
+//	lock DIR READY              hold DIR's results lock, create READY, sleep
 func helper(args []string) int {
 	switch args[0] {
+	case "lock":
+		if _, err := LockResults(args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		writePids(args[2], os.Getpid())
+		time.Sleep(time.Hour)
 	case "setsid", "daemon", "daemon-noenv":
 		var c *exec.Cmd
 		if args[0] == "setsid" {

@@ -209,6 +209,19 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 	return did, nil
 }
 
+// holdResults takes the results directory's lock for the re-runs of
+// --confirm, until the caller releases it after its last round (one
+// writer per results directory: no `seshat run` plans run directories
+// meanwhile), and sets opts.Rerun.Lock.
+func holdResults(opts *RegressionOptions) (*runner.ResultsLock, error) {
+	lock, err := runner.LockResults(opts.ResultsDir)
+	if err != nil {
+		return nil, fmt.Errorf("--confirm: %w", err)
+	}
+	opts.Rerun.Lock = lock
+	return lock, nil
+}
+
 // runDirs are the run directories of a results directory
 // (EXPERIMENT/NNN__slug).
 func runDirs(resultsDir string) map[string]bool {

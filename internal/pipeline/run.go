@@ -50,6 +50,10 @@ type RunOptions struct {
 	// CPUs is --cpus: a CPU list ("0-1,4") every run's child is pinned to
 	// ("": not pinned). Local executor only.
 	CPUs string
+	// Lock, when set, is the results directory's lock, held by the caller
+	// (regression --confirm holds it across its rounds); else the runs
+	// take it for their duration.
+	Lock *runner.ResultsLock
 }
 
 // DefaultWorkload is the workload of points whose settings name none.
@@ -236,6 +240,12 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	}
 	if err := os.MkdirAll(o.ResultsDir, 0o755); err != nil {
 		return runner.Summary{}, fmt.Errorf("--results-dir: %w", err)
+	}
+	if opts.Lock = o.Lock; opts.Lock == nil {
+		if opts.Lock, err = runner.LockResults(o.ResultsDir); err != nil {
+			return runner.Summary{}, err
+		}
+		defer opts.Lock.Unlock()
 	}
 	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
 	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
