@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,8 +50,16 @@ func TestMain(m *testing.M) {
 //	daemon-noenv ...            the same, the daemon's environment cleared
 //	fork PIDFILE [noenv]        daemon's middle process: start the daemon, exit
 //	lock DIR READY              hold DIR's results lock, create READY, sleep
+//	execute PIDFILE cgroup|subreaper
+//	                            be seshat: Execute a grandchild-mode child
+//	                            (PIDFILE gets its pid and its child's)
 func helper(args []string) int {
 	switch args[0] {
+	case "execute":
+		x := Exec{Args: []string{os.Args[0]}, Env: append(os.Environ(), "SESHAT_HELPER=grandchild "+args[1]),
+			Dir: os.TempDir(), Stdout: os.Stderr, Stderr: os.Stderr, noCgroup: args[2] == "subreaper"}
+		Execute(context.Background(), x)
+		return 0
 	case "lock":
 		if _, err := LockResults(args[1]); err != nil {
 			fmt.Fprintln(os.Stderr, err)

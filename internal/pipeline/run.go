@@ -247,6 +247,9 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		}
 		defer opts.Lock.Unlock()
 	}
+	if o.Executor == "" || o.Executor == "local" {
+		reclaim(env)
+	}
 	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
 	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
 	for _, w := range warns {
@@ -265,6 +268,19 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	summary.WriteCounts(env.status())
 	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return summary, err
+}
+
+// reclaim kills what the runs of a seshat that is gone (SIGKILLed, its
+// machine's OOM killer) left running, and removes their cgroups, saying so
+// before anything is measured.
+func reclaim(env Env) {
+	r, err := runner.Reclaim()
+	if len(r.Cgroups) > 0 || r.Processes > 0 {
+		env.Log.Warn(fmt.Sprintf("killed %d process(es) and removed %d cgroup(s) left by the runs of a seshat that is gone %v", r.Processes, len(r.Cgroups), r.Cgroups))
+	}
+	if err != nil {
+		env.Log.Warn(err.Error())
+	}
 }
 
 // warnBusyHost warns, once before anything is measured, when other work
