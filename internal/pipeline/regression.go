@@ -241,7 +241,7 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 		fmt.Fprintln(env.status(), "regression: --confirm: no finding fails the analysis, nothing re-run")
 		return rep, nil
 	}
-	lock, err := holdResults(&opts)
+	lock, err := holdResults(env, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 		fmt.Fprintln(env.status(), "regression: --confirm auto: every result is decided, nothing re-run")
 		return rep, nil
 	}
-	lock, err := holdResults(&opts)
+	lock, err := holdResults(env, &opts)
 	if err != nil {
 		return nil, err
 	}
