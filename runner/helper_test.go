@@ -50,11 +50,30 @@ func TestMain(m *testing.M) {
 //	daemon-noenv ...            the same, the daemon's environment cleared
 //	fork PIDFILE [noenv]        daemon's middle process: start the daemon, exit
 //	lock DIR READY              hold DIR's results lock, create READY, sleep
+//	extract LOG DIR             ExtractArchive the file LOG into DIR, print
+//	                            the peak RSS (VmHWM); exit 3 with the error
+//	                            on stderr when it fails
 //	execute PIDFILE cgroup|subreaper
 //	                            be seshat: Execute a grandchild-mode child
 //	                            (PIDFILE gets its pid and its child's)
 func helper(args []string) int {
 	switch args[0] {
+	case "extract":
+		f, err := os.Open(args[1])
+		if err == nil {
+			_, err = ExtractArchive(f, args[2])
+		}
+		status, _ := os.ReadFile("/proc/self/status")
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") {
+				fmt.Println(strings.Join(strings.Fields(line), " "))
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		return 0
 	case "execute":
 		x := Exec{Args: []string{os.Args[0]}, Env: append(os.Environ(), "SESHAT_HELPER=grandchild "+args[1]),
 			Dir: os.TempDir(), Stdout: os.Stderr, Stderr: os.Stderr, noCgroup: args[2] == "subreaper"}
