@@ -25,6 +25,10 @@ var ErrResultsLocked = errors.New("results directory in use")
 type ResultsLock struct {
 	f    *os.File
 	path string
+	// Warning, when set, says the file system cannot lock (flock fails
+	// with ENOLCK, ENOTSUP or ENOSYS, as some FUSE and old NFS mounts do):
+	// the directory is written unlocked rather than not at all.
+	Warning string
 }
 
 // Holder says who holds a results directory's lock, as its lock file
@@ -66,6 +70,9 @@ func LockResults(dir string) (*ResultsLock, error) {
 		return nil, fmt.Errorf("lock the results directory: %w", err)
 	}
 	if err := flockNB(f); err != nil {
+		if flockUnsupported(err) {
+			return &ResultsLock{f: f, path: path, Warning: fmt.Sprintf("%s: %v: the results directory is not locked against a second writer", path, err)}, nil
+		}
 		f.Close()
 		if !errors.Is(err, errWouldBlock) {
 			return nil, fmt.Errorf("lock the results directory: flock %s: %w", path, err)

@@ -224,6 +224,9 @@ func holdResults(env Env, opts *RegressionOptions) (*runner.ResultsLock, error) 
 		return nil, fmt.Errorf("--confirm: %w", err)
 	}
 	opts.Rerun.Lock = lock
+	if lock.Warning != "" {
+		env.Log.Warn(lock.Warning)
+	}
 	n, err := removeLeftovers(opts.ResultsDir)
 	if n > 0 {
 		fmt.Fprintf(env.status(), "regression: --confirm: removed %d incomplete re-run director(ies) an earlier --confirm left\n", n)

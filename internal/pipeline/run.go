@@ -246,6 +246,9 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 			return runner.Summary{}, err
 		}
 		defer opts.Lock.Unlock()
+		if opts.Lock.Warning != "" {
+			env.Log.Warn(opts.Lock.Warning)
+		}
 	}
 	if o.Executor == "" || o.Executor == "local" {
 		reclaim(env)
