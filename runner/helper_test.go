@@ -167,6 +167,32 @@ func helper(args []string) int {
 	return 99
 }
 
+// startHelper starts the test binary as a helper process in mode, killed
+// when the test ends.
+func startHelper(t *testing.T, mode string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command(os.Args[0])
+	c.Env = append(os.Environ(), "SESHAT_HELPER="+mode)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	return c
+}
+
+// cgroupsHere tells whether a run's cgroup can be created here; when not,
+// the test says why.
+func cgroupsHere(t *testing.T) bool {
+	t.Helper()
+	dir, err := createRunCgroup()
+	if err != nil {
+		t.Logf("no cgroup of a run here (%v): testing the fallback only", err)
+		return false
+	}
+	removeCgroup(dir)
+	return true
+}
+
 // writePids writes pids to path atomically.
 func writePids(path string, pids ...int) {
 	var b strings.Builder

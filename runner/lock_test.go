@@ -18,12 +18,7 @@ import (
 func startLockHolder(t *testing.T, dir string) *exec.Cmd {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
-	c := exec.Command(os.Args[0])
-	c.Env = append(os.Environ(), "SESHAT_HELPER=lock "+dir+" "+ready)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	c := startHelper(t, "lock "+dir+" "+ready)
 	waitFile(t, ready)
 	return c
 }

@@ -22,13 +22,9 @@ import (
 func startSeshat(t *testing.T, containment string) (*exec.Cmd, int, int) {
 	t.Helper()
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	c := exec.Command(os.Args[0])
-	c.Env = append(os.Environ(), "SESHAT_HELPER=execute "+pidfile+" "+containment)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c := startHelper(t, "execute "+pidfile+" "+containment)
 	pids := pidsIn(t, waitFile(t, pidfile))
-	t.Cleanup(func() { killAll(append(pids, c.Process.Pid)); c.Wait() })
+	t.Cleanup(func() { killAll(pids) })
 	return c, pids[0], pids[1]
 }
 
@@ -50,13 +46,7 @@ func runCgroups(t *testing.T, pid int) []string {
 // Reclaim, which leaves alone the runs of a seshat still alive, in
 // another process or in this one.
 func TestSIGKILLedSeshatTakesItsRunWithIt(t *testing.T) {
-	cgroups := true
-	if dir, err := createRunCgroup(); err != nil {
-		cgroups = false
-		t.Logf("no cgroup of a run here (%v): testing the fallback only", err)
-	} else {
-		removeCgroup(dir)
-	}
+	cgroups := cgroupsHere(t)
 	for _, containment := range []string{"cgroup", "subreaper"} {
 		t.Run(containment, func(t *testing.T) {
 			if containment == "cgroup" && !cgroups {

@@ -242,27 +242,15 @@ func holdResults(env Env, opts *RegressionOptions) (*runner.ResultsLock, error) 
 // exit_code and whose settings.yaml holds @confirm: re-runs an earlier
 // --confirm started and never finished. It returns how many it removed.
 func removeLeftovers(resultsDir string) (int, error) {
-	var errs []error
-	n := 0
-	for dir := range runDirs(resultsDir) {
-		if _, err := os.Lstat(filepath.Join(dir, runner.ExitCodeFile)); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+	return removeIncompleteRuns(resultsDir, func(dir string) bool {
 		name := filepath.Join(dir, runner.SettingsFile)
 		data, err := parsers.ReadLimited(name, 1<<20)
 		if err != nil {
-			continue
+			return true
 		}
-		if settings, err := parsers.Settings(name, data); err != nil || settings[ConfirmSetting] == nil {
-			continue
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-	}
-	return n, errors.Join(errs...)
+		settings, err := parsers.Settings(name, data)
+		return err != nil || settings[ConfirmSetting] == nil
+	})
 }
 
 // runDirs are the run directories of a results directory
@@ -282,13 +270,16 @@ func runDirs(resultsDir string) map[string]bool {
 // in before and have no exit_code (the runner writes it last): the runs an
 // interrupted --confirm started. It returns how many it removed.
 func removeIncomplete(resultsDir string, before map[string]bool) (int, error) {
+	return removeIncompleteRuns(resultsDir, func(dir string) bool { return before[dir] })
+}
+
+// removeIncompleteRuns deletes the run directories of resultsDir without
+// exit_code that keep does not keep, and returns how many it removed.
+func removeIncompleteRuns(resultsDir string, keep func(dir string) bool) (int, error) {
 	var errs []error
 	n := 0
 	for dir := range runDirs(resultsDir) {
-		if before[dir] {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, runner.ExitCodeFile)); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, runner.ExitCodeFile)); !errors.Is(err, fs.ErrNotExist) || keep(dir) {
 			continue
 		}
 		if err := os.RemoveAll(dir); err != nil {
