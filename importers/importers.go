@@ -140,6 +140,8 @@ func Import(format string, inputs []string, resultsDir string, opts Options) (Su
 	expe := opts.Expe
 	if expe == "" {
 		expe = expeName(inputs[0])
+	} else if !models.ValidExperimentName(expe) {
+		return s, exitcode.Errorf(exitcode.InvalidInput, "--expe %q: %s", expe, models.ExperimentNameRule)
 	}
 	dir := filepath.Join(resultsDir, expe)
 	if _, err := os.Stat(dir); err == nil {
@@ -171,7 +173,7 @@ func Import(format string, inputs []string, resultsDir string, opts Options) (Su
 	}
 	if len(runs) > 0 {
 		numberRepeats(runs)
-		if err := Write(dir, format, read, runs); err != nil {
+		if err := Write(resultsDir, expe, format, read, runs); err != nil {
 			return s, errors.Join(append(errs, err)...)
 		}
 		s.Runs = len(runs)
@@ -213,16 +215,27 @@ func slug(s string) string {
 	return s
 }
 
-// Write lays out runs in dir (which must not exist): the original inputs
-// under original/, then one directory per run with exit_code written last
-// in each.
-func Write(dir, format string, inputs []Input, runs []Run) error {
-	if _, err := os.Stat(dir); err == nil {
-		return exitcode.Errorf(exitcode.InvalidInput, "%s: already exists: import into a new experiment (--expe) or remove it", dir)
-	} else if !errors.Is(err, fs.ErrNotExist) {
+// Write lays out runs in resultsDir/expe (which must not exist): the
+// original inputs under original/, then one directory per run with
+// exit_code written last in each. Every file is written through an
+// os.Root of resultsDir: nothing lands outside it, whatever expe, an
+// input's name or a symlink in the tree says.
+func Write(resultsDir, expe, format string, inputs []Input, runs []Run) error {
+	if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "original"), 0o755); err != nil {
+	root, err := os.OpenRoot(resultsDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dir := filepath.Join(resultsDir, expe)
+	if err := root.Mkdir(expe, 0o755); errors.Is(err, fs.ErrExist) {
+		return exitcode.Errorf(exitcode.InvalidInput, "%s: already exists: import into a new experiment (--expe) or remove it", dir)
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := root.Mkdir(filepath.Join(expe, "original"), 0o755); err != nil {
 		return err
 	}
 	h := sha256.New()
@@ -231,7 +244,7 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 		if i > 0 {
 			name = fmt.Sprintf("%d_%s", i, name)
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, "original", name), in.Data, 0o644); err != nil {
+		if err := atomicfile.WriteFileIn(root, filepath.Join(expe, "original", name), in.Data, 0o644); err != nil {
 			return err
 		}
 		d := sha256.Sum256(in.Data)
@@ -243,8 +256,8 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 		if rep, ok := r.Settings[RepeatSetting].(int); ok {
 			name += fmt.Sprintf("_repeat=%d", rep)
 		}
-		rd := filepath.Join(dir, fmt.Sprintf("%03d__%s", i, name))
-		if err := os.MkdirAll(rd, 0o755); err != nil {
+		rd := filepath.Join(expe, fmt.Sprintf("%03d__%s", i, name))
+		if err := root.Mkdir(rd, 0o755); err != nil {
 			return err
 		}
 		settings, err := yaml.Marshal(r.Settings)
@@ -271,14 +284,14 @@ func Write(dir, format string, inputs []Input, runs []Run) error {
 		names = append(names, ".uuid")
 		for _, n := range names {
 			p := filepath.Join(rd, filepath.FromSlash(n))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
-			if err := atomicfile.WriteFile(p, files[n], 0o644); err != nil {
+			if err := atomicfile.WriteFileIn(root, p, files[n], 0o644); err != nil {
 				return err
 			}
 		}
-		if err := atomicfile.WriteFile(filepath.Join(rd, "exit_code"), fmt.Appendf(nil, "%d\n", r.ExitCode), 0o644); err != nil {
+		if err := atomicfile.WriteFileIn(root, filepath.Join(rd, "exit_code"), fmt.Appendf(nil, "%d\n", r.ExitCode), 0o644); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
@@ -139,6 +140,50 @@ func TestImportRefusesOtherFormats(t *testing.T) {
 	}
 }
 
+// TestImportStaysInTheResultsDirectory: --expe names a directory right
+// below the results directory, as `seshat run` names experiments; one that
+// leaves it (`../../x`, an absolute path, a path below) is invalid input,
+// and nothing is written anywhere. Write itself never writes outside the
+// results directory, whatever experiment it is given or a symlink in the
+// tree points to.
+func TestImportStaysInTheResultsDirectory(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	results := filepath.Join(base, "a", "res2")
+	for _, expe := range []string{"../../x", "..", "/tmp/x", "sub/x", ".hidden", `x\..\y`} {
+		_, err := Import("gobench", []string{"testdata/gobench/old.txt"}, results, Options{Expe: expe})
+		if exitcode.Of(err) != exitcode.InvalidInput || !strings.Contains(err.Error(), "--expe") ||
+			!strings.Contains(err.Error(), models.ExperimentNameRule) {
+			t.Errorf("--expe %q: %v (exit %d), want invalid input naming --expe and the rule", expe, err, exitcode.Of(err))
+		}
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Errorf("refused imports wrote %v", entries)
+	}
+
+	in := []Input{{Name: "bench.txt", Data: []byte("BenchmarkX 1 2 ns/op\n")}}
+	runs := []Run{{Slug: "x", Settings: map[string]any{"workload": "gobench"}}}
+	if err := Write(results, "../../x", "gobench", in, runs); err == nil {
+		t.Errorf("Write into ../../x: no error")
+	}
+	outside := filepath.Join(base, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(results, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(results, "link/e", "gobench", in, runs); err == nil {
+		t.Errorf("Write through a symlink out of the results directory: no error")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("Write wrote outside the results directory: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(base, "x")); err == nil {
+		t.Errorf("Write wrote %s", filepath.Join(base, "x"))
+	}
+}
+
 // TestImportRepeatsAcrossInputs: the same benchmark in two inputs is two
 // repeats of one point, never two duplicates the parse would drop.
 func TestImportRepeatsAcrossInputs(t *testing.T) {
@@ -177,8 +222,9 @@ func TestWriteCompletesTheBuild(t *testing.T) {
 			t.Parallel()
 			var ids []string
 			for range 2 {
-				dir := filepath.Join(t.TempDir(), "e")
-				if err := Write(dir, "gobench", in, []Run{{Slug: "x", Settings: map[string]any{"workload": "gobench"}, Build: tt.build}}); err != nil {
+				results := t.TempDir()
+				dir := filepath.Join(results, "e")
+				if err := Write(results, "e", "gobench", in, []Run{{Slug: "x", Settings: map[string]any{"workload": "gobench"}, Build: tt.build}}); err != nil {
 					t.Fatal(err)
 				}
 				data, err := os.ReadFile(filepath.Join(dir, "000__x", "build.json"))

@@ -1,6 +1,22 @@
 package models
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
+
+// ExperimentNameRule is what makes an experiment name valid, as messages
+// say it: the name is a directory of the results directory.
+const ExperimentNameRule = "experiment names become directory names: use letters, digits, _ . -"
+
+var experimentName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// ValidExperimentName tells whether name may name an experiment: one
+// directory right below the results directory (no separator, no "." or
+// "..", nothing hidden), whoever writes it (`seshat run`, `seshat import`).
+func ValidExperimentName(name string) bool {
+	return experimentName.MatchString(name) && name != "." && name != ".."
+}
 
 // PIResult is the content of pi.json: a superset of the Thoth PI output.
 // Rate and FLOPs are pointers because some PIs (import time) have no rate.

@@ -102,10 +102,7 @@ func (e *BenchmarkError) Error() string {
 	return b.String()
 }
 
-var (
-	settingName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-	experimentName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
-)
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // LoadBenchmark reads and decodes a benchmark file. Every error is
 // InvalidInput except an unreadable existing file (exitcode.Input).
@@ -172,8 +169,8 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(expe.Content); i += 2 {
 		k, v := expe.Content[i], expe.Content[i+1]
-		if !experimentName.MatchString(k.Value) || k.Value == "." || k.Value == ".." {
-			return nil, bad(k.Line, k.Value, "", "experiment names become directory names: use letters, digits, _ . -")
+		if !models.ValidExperimentName(k.Value) {
+			return nil, bad(k.Line, k.Value, "", models.ExperimentNameRule)
 		}
 		if seen[k.Value] {
 			return nil, bad(k.Line, k.Value, "", "defined twice")

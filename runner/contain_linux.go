@@ -55,6 +55,10 @@ func newContainment(noCgroup bool) *containment {
 		if dir, err := createRunCgroup(); err == nil {
 			fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 			if err == nil {
+				// Held while seshat lives, released however it ends: what
+				// tells Reclaim, in any pid namespace, that the run's
+				// cgroup is not stale.
+				_ = retryEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) })
 				c.cgroup, c.cgroupFD = dir, fd
 				return c
 			}
@@ -73,7 +77,7 @@ func (c *containment) useFallback() {
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	c.cookie = cookieName + "=" + hex.EncodeToString(b[:])
+	c.cookie = fmt.Sprintf("%s=%s.%s", cookieName, ownerTag(), hex.EncodeToString(b[:]))
 	// Orphans come back to seshat, where they can be found and reaped.
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
@@ -84,6 +88,10 @@ func (c *containment) useFallback() {
 // anew by build, with the fallback.
 func (c *containment) start(build func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd := build()
+	// The child dies with seshat, even of SIGKILL (startOnThread keeps the
+	// thread that forks it); what the child started is left to the cgroup
+	// or the cookie, and to the next seshat's Reclaim.
+	cmd.SysProcAttr.Pdeathsig = unix.SIGKILL
 	if c.cgroupFD >= 0 {
 		cmd.SysProcAttr.UseCgroupFD = true
 		cmd.SysProcAttr.CgroupFD = c.cgroupFD
@@ -92,6 +100,7 @@ func (c *containment) start(build func() *exec.Cmd) (*exec.Cmd, error) {
 		}
 		c.useFallback()
 		cmd = build()
+		cmd.SysProcAttr.Pdeathsig = unix.SIGKILL
 	}
 	cmd.Env = append(cmd.Env, c.cookie)
 	return cmd, cmd.Start()
@@ -229,11 +238,14 @@ func (c *containment) members(main int) []int {
 type procStat struct {
 	ppid  int
 	state byte
+	// start is when the process started, in clock ticks since boot: with
+	// the pid, what tells a process from a later one given its pid.
+	start uint64
 }
 
-// readStat reads the parent and state of pid from /proc/PID/stat (the
-// command name in parentheses may hold anything, so fields are counted
-// from the last ')').
+// readStat reads the parent, state and start of pid from /proc/PID/stat
+// (the command name in parentheses may hold anything, so fields are
+// counted from the last ')').
 func readStat(pid int) (procStat, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -244,14 +256,19 @@ func readStat(pid int) (procStat, error) {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
 	}
 	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 2 || len(f[0]) != 1 {
+	// f[0] is field 3 of proc(5), state; f[1] ppid; f[19] starttime.
+	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: short", pid)
 	}
 	ppid, err := strconv.Atoi(f[1])
 	if err != nil {
 		return procStat{}, err
 	}
-	return procStat{ppid: ppid, state: f[0][0]}, nil
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return procStat{}, err
+	}
+	return procStat{ppid: ppid, state: f[0][0], start: start}, nil
 }
 
 // scanProcs reads the parent and state of every process.
@@ -282,7 +299,7 @@ func createRunCgroup() (string, error) {
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	dir := filepath.Join(own, fmt.Sprintf("seshat-run-%d-%s", os.Getpid(), hex.EncodeToString(b[:])))
+	dir := filepath.Join(own, fmt.Sprintf("%s%d-%s", runCgroupPrefix, os.Getpid(), hex.EncodeToString(b[:])))
 	if err := unix.Mkdir(dir, 0o755); err != nil {
 		return "", &os.PathError{Op: "mkdir", Path: dir, Err: err}
 	}
@@ -361,7 +378,9 @@ func cgroupProcs(dir string) []int {
 			return nil
 		}
 		for _, f := range strings.Fields(string(data)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+			// 0 is a process of another pid namespace: cgroup.kill ends it,
+			// kill(0) would signal seshat's own process group.
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
 				pids = append(pids, pid)
 			}
 		}

@@ -24,6 +24,11 @@
 // A failed run is data: it is recorded and the matrix goes on. An
 // interrupted run (context cancelled) has its processes killed and its
 // directory left without exit_code, so the parser reports it incomplete.
+// Run holds the results directory's lock (LockResults: one writer per
+// results directory). On Linux a run's child dies with seshat, SIGKILL
+// included (PR_SET_PDEATHSIG, forked from a thread kept for the child's
+// life); what it started is killed, and the run's cgroup removed, by the
+// next seshat's Reclaim.
 //
 // Where the points run is an Executor (DESIGN §14): Local (the above, in
 // plan order), Slurm (job arrays on a shared filesystem, followed with

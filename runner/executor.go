@@ -68,7 +68,9 @@ var ErrInterrupted = errors.New("interrupted")
 // of an exec PI) die with it, even those that left the group (setsid) or
 // daemonised (see containment); once the child has exited, whatever it
 // left running is killed too, so no stray work overlaps the next run's
-// measurement and nothing outlives seshat.
+// measurement and nothing outlives seshat. On Linux the child dies with
+// seshat too (PR_SET_PDEATHSIG; startOnThread), SIGKILL included; what it
+// started is then killed by the next seshat run (Reclaim).
 func Execute(ctx context.Context, x Exec) Outcome {
 	c := newContainment(x.noCgroup)
 	defer c.release()
@@ -83,20 +85,12 @@ func Execute(ctx context.Context, x Exec) Outcome {
 			return cmd
 		})
 	}
-	var cmd *exec.Cmd
-	var err error
-	if len(x.CPUs) > 0 {
-		cmd, err = startPinned(x.CPUs, start)
-	} else {
-		cmd, err = start()
-	}
+	cmd, done, err := startOnThread(x.CPUs, start)
 	if err != nil {
 		o.End, o.ExitCode, o.Err = time.Now(), StartFailureExitCode, err
 		return o
 	}
 	pid := cmd.Process.Pid // the leader of its own group
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 
 	var timeout <-chan time.Time
 	if x.Timeout > 0 {

@@ -130,13 +130,7 @@ func TestExecuteKillsStragglers(t *testing.T) {
 // environment), and in the subreaper fallback.
 func TestExecuteKillsEscapedDescendants(t *testing.T) {
 	t.Parallel()
-	cgroups := true
-	if dir, err := createRunCgroup(); err != nil {
-		cgroups = false
-		t.Logf("no cgroup of a run here (%v): testing the fallback only", err)
-	} else {
-		removeCgroup(dir)
-	}
+	cgroups := cgroupsHere(t)
 	for _, containment := range []string{"cgroup", "subreaper"} {
 		for _, mode := range []string{"setsid", "daemon", "daemon-noenv"} {
 			for _, end := range []string{"exit", "sleep"} {

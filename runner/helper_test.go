@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,8 +49,43 @@ func TestMain(m *testing.M) {
 //	                            or sleep
 //	daemon-noenv ...            the same, the daemon's environment cleared
 //	fork PIDFILE [noenv]        daemon's middle process: start the daemon, exit
+//	lock DIR READY              hold DIR's results lock, create READY, sleep
+//	extract LOG DIR             ExtractArchive the file LOG into DIR, print
+//	                            the peak RSS (VmHWM); exit 3 with the error
+//	                            on stderr when it fails
+//	execute PIDFILE cgroup|subreaper
+//	                            be seshat: Execute a grandchild-mode child
+//	                            (PIDFILE gets its pid and its child's)
 func helper(args []string) int {
 	switch args[0] {
+	case "extract":
+		f, err := os.Open(args[1])
+		if err == nil {
+			_, err = ExtractArchive(f, args[2])
+		}
+		status, _ := os.ReadFile("/proc/self/status")
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") {
+				fmt.Println(strings.Join(strings.Fields(line), " "))
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		return 0
+	case "execute":
+		x := Exec{Args: []string{os.Args[0]}, Env: append(os.Environ(), "SESHAT_HELPER=grandchild "+args[1]),
+			Dir: os.TempDir(), Stdout: os.Stderr, Stderr: os.Stderr, noCgroup: args[2] == "subreaper"}
+		Execute(context.Background(), x)
+		return 0
+	case "lock":
+		if _, err := LockResults(args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		writePids(args[2], os.Getpid())
+		time.Sleep(time.Hour)
 	case "setsid", "daemon", "daemon-noenv":
 		var c *exec.Cmd
 		if args[0] == "setsid" {
@@ -129,6 +165,32 @@ func helper(args []string) int {
 		time.Sleep(time.Hour)
 	}
 	return 99
+}
+
+// startHelper starts the test binary as a helper process in mode, killed
+// when the test ends.
+func startHelper(t *testing.T, mode string) *exec.Cmd {
+	t.Helper()
+	c := exec.Command(os.Args[0])
+	c.Env = append(os.Environ(), "SESHAT_HELPER="+mode)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	return c
+}
+
+// cgroupsHere tells whether a run's cgroup can be created here; when not,
+// the test says why.
+func cgroupsHere(t *testing.T) bool {
+	t.Helper()
+	dir, err := createRunCgroup()
+	if err != nil {
+		t.Logf("no cgroup of a run here (%v): testing the fallback only", err)
+		return false
+	}
+	removeCgroup(dir)
+	return true
 }
 
 // writePids writes pids to path atomically.

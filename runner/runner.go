@@ -56,6 +56,10 @@ type Options struct {
 	// CPUs, when set, pins every run's child to these CPUs (--cpus; the
 	// local executor's runs).
 	CPUs []int
+	// Lock is the results directory's lock, when the caller holds it for
+	// longer than Run (regression --confirm, across its rounds); nil: Run
+	// takes it for its own duration (LockResults).
+	Lock *ResultsLock
 }
 
 // Planned is a point with its fate: the directory it will run in, or why
@@ -165,11 +169,24 @@ func (s Summary) WriteProblems(w io.Writer, resultsDir string) {
 	}
 }
 
-// Run executes the plan with opts.Executor (Local when nil). It returns nil
-// when every run succeeded, an error (exit status 1) when some failed or
-// the context was cancelled; the summary is complete either way.
+// Run executes the plan with opts.Executor (Local when nil), holding the
+// results directory's lock (opts.Lock, else its own: one writer per
+// results directory, so that no two plan the same run directories). It
+// returns nil when every run succeeded, an error (exit status 1) when some
+// failed, the context was cancelled or another process holds the lock;
+// the summary is complete either way.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
+	if opts.Lock == nil {
+		if err := os.MkdirAll(opts.ResultsDir, 0o755); err != nil {
+			return Summary{}, fmt.Errorf("results directory: %w", err)
+		}
+		lock, err := LockResults(opts.ResultsDir)
+		if err != nil {
+			return Summary{}, err
+		}
+		defer lock.Unlock()
+	}
 	plan, err := Plan(opts)
 	if err != nil {
 		return Summary{}, err

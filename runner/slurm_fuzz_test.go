@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,23 +26,36 @@ func FuzzParseSlurmQueue(f *testing.F) {
 	})
 }
 
-// FuzzExtractArchive: a pod log never panics the archive reader, and no
-// entry it accepts would land outside the run directory. (It decodes in
-// memory, as ExtractArchive does before writing anything.)
+// FuzzExtractArchive: a pod log never panics the archive reader, nothing
+// lands outside the run directory, and no staging directory is left
+// behind, whether the archive is taken or refused.
 func FuzzExtractArchive(f *testing.F) {
 	f.Add([]byte(archiveBegin + "\nH4sIAAAAAAAA/w==\n" + archiveEnd + "\n"))
 	f.Add([]byte("no archive\n"))
 	addFiles(f, "testdata/archive/*.log")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		payload, err := findArchive(bytes.NewReader(data))
-		if err != nil {
-			return
+		base := t.TempDir()
+		dir := filepath.Join(base, "run")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		files, _ := readArchive(payload)
-		for name := range files {
+		names, err := extractArchive(bytes.NewReader(data), dir, archiveLimits{bytes: 1 << 20, files: 100, fileSize: 1 << 20})
+		for _, name := range names {
 			if !filepath.IsLocal(filepath.FromSlash(name)) {
 				t.Fatalf("accepted %q", name)
 			}
+		}
+		if entries, _ := os.ReadDir(base); len(entries) != 1 {
+			t.Fatalf("wrote beside the run directory: %v", entries)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".seshat-archive-") {
+				t.Fatalf("left %s (error %v)", e.Name(), err)
+			}
+		}
+		if err != nil && len(entries) != 0 {
+			t.Fatalf("refused (%v) but wrote %v", err, entries)
 		}
 	})
 }

@@ -178,9 +178,13 @@ func (w *walker) push(ts []walkTask) {
 	w.cond.Broadcast()
 }
 
-// fileLike tells whether a directory entry may be read as a settings file:
-// a regular file, or a symlink (resolved, and checked, when read).
-func fileLike(e dirEntry) bool { return e.typ == 0 || e.typ == fs.ModeSymlink }
+// fileLike tells whether a directory entry named as a settings file makes
+// its directory a test root: anything but a directory. A regular file is
+// read; a symlink is resolved, and checked, when read; a FIFO, a socket or
+// a device is never opened (an open FIFO waits for a writer) but named in
+// the root's failure, as a dangling symlink is: a run is never dropped
+// without a word because its settings file is not a file.
+func fileLike(e dirEntry) bool { return e.typ != fs.ModeDir }
 
 func hasFile(entries []dirEntry, name string) bool {
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].name >= name })

@@ -128,6 +128,12 @@ func TestDiscover(t *testing.T) {
 			roots: map[string][]string{"r": {"r/settings.yaml"}},
 		},
 		{
+			// Read, and named, by the parse: never dropped without a word.
+			name:  "a settings file that is a FIFO or a dangling symlink makes a root",
+			tree:  map[string]string{"p/settings.yaml": fifo, "d/settings.yaml": "->nowhere", "e/settings.x.yaml": fifo, "e/r/settings.yaml": ""},
+			roots: map[string][]string{"p": {"p/settings.yaml"}, "d": {"d/settings.yaml"}, "e/r": {"e/settings.x.yaml", "e/r/settings.yaml"}},
+		},
+		{
 			name:  "self-referencing and dangling symlinks warn",
 			tree:  map[string]string{"self": "->self", "gone": "->nowhere", "r/settings.yaml": ""},
 			roots: map[string][]string{"r": {"r/settings.yaml"}},

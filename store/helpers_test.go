@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -85,6 +86,10 @@ func lookup(ps ...Parser) func(string) (Parser, bool) {
 // symlinkPrefix in a tree value makes the path a symlink to the rest.
 const symlinkPrefix = "->"
 
+// fifo, as the content of a tree's file, makes it a FIFO (no writer ever
+// comes: opening it for reading, blocking, would wait forever).
+const fifo = "<fifo>"
+
 // writeTree creates files under dir: a value starting with "->" makes a
 // symlink, a key ending in "/" a directory.
 func writeTree(t testing.TB, dir string, files map[string]string) {
@@ -108,6 +113,10 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 		case strings.HasPrefix(v, symlinkPrefix):
 			if err := os.Symlink(strings.TrimPrefix(v, symlinkPrefix), p); err != nil {
 				t.Fatal(err)
+			}
+		case v == fifo:
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no FIFO here: %v", err)
 			}
 		default:
 			if err := os.WriteFile(p, []byte(v), 0o644); err != nil {

@@ -319,6 +319,11 @@ func (l *loader) readOwnSettings(d *dir, path string, rc *rootCache) settingsRes
 	}
 	name := l.relName(path)
 	var res settingsResult
+	// The mode first: a FIFO is not opened at all.
+	if st, err := d.stat(base); err == nil && !st.mode.IsRegular() {
+		res.err = fmt.Errorf("%s: %w", name, parsers.ErrNotRegular)
+		return res
+	}
 	data, st, _, err := d.readFile(base, 1<<20)
 	if err != nil {
 		res.err = fmt.Errorf("%s: %w", name, unwrapPath(err))

@@ -117,6 +117,11 @@ func TestBrokenSettings(t *testing.T) {
 		run("exp/r2", "size: 2\n", "0", nil),
 		map[string]string{"noworkload/settings.yaml": "size: 3\n", "noworkload/exit_code": "0"},
 		map[string]string{"huge/settings.yaml": "workload: fake\nx: " + strings.Repeat("x", 2<<20) + "\n", "huge/exit_code": "0"},
+		// Not files: named, never opened (a FIFO would wait for a writer).
+		map[string]string{"fifo/settings.yaml": fifo, "fifo/exit_code": "0", "fifo/pi.json": "{}"},
+		map[string]string{"gone/settings.yaml": symlinkPrefix + "nowhere", "gone/exit_code": "0"},
+		map[string]string{"pipes/settings.p.yaml": fifo},
+		run("pipes/r", "size: 5\n", "0", nil),
 		run("good", "size: 4\n", "0", nil),
 	))
 	m := mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(newFake())})
@@ -127,6 +132,9 @@ func TestBrokenSettings(t *testing.T) {
 		"exp/r2":     {"exp/settings.p.yaml:2:", "already defined"},
 		"noworkload": {"no `workload` setting"},
 		"huge":       {"huge/settings.yaml", "too large"},
+		"fifo":       {"fifo/settings.yaml", "not a regular file"},
+		"gone":       {"gone/settings.yaml", "no such file"},
+		"pipes/r":    {"pipes/settings.p.yaml", "not a regular file"},
 	}
 	for path, frag := range want {
 		e := entry(t, m, path)

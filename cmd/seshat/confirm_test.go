@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/seshat-bench/seshat/runner/host"
 )
@@ -127,27 +130,7 @@ func TestRegressionConfirmAutoBudget(t *testing.T) {
 // same runs as before it.
 func TestRegressionConfirmInterrupted(t *testing.T) {
 	h := newFakeHost(t)
-	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hang, started := filepath.Join(h.dir, "hang"), filepath.Join(h.dir, "started")
-	// While the file hang exists, a run says it started and waits.
-	bench := filepath.Join(h.dir, "benchmark-hang.yaml")
-	h.write(t, bench, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n"+
-		"    command: [sh, -c, 'if [ -f \"$0\" ]; then touch \"$1\"; sleep 60; fi; exec sh \"$2\" \"$3\" \"$4\" 0.01', %q, %q, %q, %q, %q]\n",
-		hang, started, script, h.speed, h.slow))
-	h.history(t, bench)
-	h.slowPhase(t, 5)
-	cur := h.night(t, bench, "night4", false)
-	analyse := func(report string) result {
-		return runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store,
-			"--report-dir", filepath.Join(h.dir, report), "--kpi-filter", "rate_gflops")
-	}
-	if r := analyse("before"); r.code != 2 {
-		t.Fatalf("before: exit %d, want 2:\n%s%s", r.code, r.stdout, r.stderr)
-	}
-
+	bench, hang, started, cur, analyse := h.hangingNight(t)
 	h.write(t, hang, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -184,6 +167,94 @@ func TestRegressionConfirmInterrupted(t *testing.T) {
 	}
 	if s := summary(t, filepath.Join(h.dir, "after")); s["not_analyzed"].(float64) != 0 || s["entries"].(float64) != 1 {
 		t.Errorf("after the interrupted confirm, the analysis counts other runs: %v", s)
+	}
+}
+
+// hangingNight makes the history and a night of five runs, the night in
+// a slow phase of the host, of a benchmark whose runs, while the file hang
+// exists, touch the file started and wait. analyse runs the analysis
+// (without --confirm) into a report directory: a regression.
+func (h *fakeHost) hangingNight(t *testing.T) (bench, hang, started, night string, analyse func(report string) result) {
+	t.Helper()
+	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang, started = filepath.Join(h.dir, "hang"), filepath.Join(h.dir, "started")
+	bench = filepath.Join(h.dir, "benchmark-hang.yaml")
+	h.write(t, bench, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n"+
+		"    command: [sh, -c, 'if [ -f \"$0\" ]; then touch \"$1\"; sleep 60; fi; exec sh \"$2\" \"$3\" \"$4\" 0.01', %q, %q, %q, %q, %q]\n",
+		hang, started, script, h.speed, h.slow))
+	h.history(t, bench)
+	h.slowPhase(t, 5)
+	night = h.night(t, bench, "night4", false)
+	analyse = func(report string) result {
+		return runSeshat(t, nil, "regression", "--results-dir", night, "--history", h.store,
+			"--report-dir", filepath.Join(h.dir, report), "--kpi-filter", "rate_gflops")
+	}
+	if r := analyse("before"); r.code != 2 {
+		t.Fatalf("before: exit %d, want 2:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return bench, hang, started, night, analyse
+}
+
+// TestRegressionConfirmKilled: a --confirm is the one writer of its
+// results directory while it re-runs (a second is refused, naming it); one
+// killed (SIGKILL: no chance to take back its run directory) leaves an
+// incomplete re-run, which the next --confirm removes before re-running,
+// so that no @repeat is written twice and the analysis after it counts
+// every run.
+func TestRegressionConfirmKilled(t *testing.T) {
+	h := newFakeHost(t)
+	bench, hang, started, cur, analyse := h.hangingNight(t)
+	h.write(t, hang, 1)
+	args := []string{"regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "confirm"),
+		"--confirm", "1", "--benchmark", bench, "--kpi-filter", "rate_gflops"}
+	killed := startSeshatProcess(t, args...)
+	waitUntil(t, "the re-run to start", func() bool { _, err := os.Stat(started); return err == nil || killed.exited() })
+	// Meanwhile, a second --confirm would write the same results directory.
+	busy := runSeshat(t, nil, append(args[:len(args):len(args)], "--report-dir", filepath.Join(h.dir, "busy"))...)
+	if want := fmt.Sprintf("is in use by seshat pid %d", killed.cmd.Process.Pid); busy.code != 1 || !strings.Contains(busy.stderr, want) {
+		t.Errorf("a --confirm beside a running one: exit %d, want 1 and %q:\n%s", busy.code, want, busy.stderr)
+	}
+	killed.cmd.Process.Signal(syscall.SIGKILL)
+	<-killed.done
+	if got := runDirsOf(t, cur); len(got) != 6 {
+		t.Fatalf("run directories after the killed confirm: %v, want the 5 of the night and an incomplete re-run", got)
+	}
+
+	if err := os.Remove(hang); err != nil {
+		t.Fatal(err)
+	}
+	r := runSeshat(t, nil, args...)
+	if r.code == 1 || r.code == 4 {
+		t.Fatalf("confirm after the killed one: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "removed 1 incomplete re-run director(ies) an earlier --confirm left") {
+		t.Errorf("stderr does not say the killed confirm's run was removed:\n%s", r.stderr)
+	}
+	repeats := map[string]string{}
+	for _, d := range runDirsOf(t, cur) {
+		data, err := os.ReadFile(filepath.Join(cur, d, "settings.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s map[string]any
+		if err := yaml.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		rep := fmt.Sprint(s["@repeat"])
+		if other, dup := repeats[rep]; dup {
+			t.Errorf("@repeat %s written twice: %s and %s", rep, other, d)
+		}
+		repeats[rep] = d
+	}
+	if len(repeats) != 10 {
+		t.Errorf("runs %v, want the 5 of the night and 5 re-runs", repeats)
+	}
+	r = analyse("after")
+	if s := summary(t, filepath.Join(h.dir, "after")); s["not_analyzed"].(float64) != 0 {
+		t.Errorf("after the confirms, the analysis does not count every run: %v", s)
 	}
 }
 

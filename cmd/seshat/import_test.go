@@ -235,3 +235,38 @@ func TestCompareAgreesWithBenchstat(t *testing.T) {
 		t.Errorf("checked %d of benchstat's %d results", checked, len(theirs))
 	}
 }
+
+// TestImportExpeStaysInTheResultsDirectory: `seshat import --expe ../../x`
+// wrote its experiment two levels above the results directory. --expe is
+// checked as `seshat run` checks experiment names: exit 4 naming the flag,
+// nothing written anywhere.
+func TestImportExpeStaysInTheResultsDirectory(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	work := filepath.Join(base, "a", "b")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input, err := filepath.Abs(gobenchData + "old.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(work, "res2")
+	r := runSeshat(t, nil, "import", "gobench", input, "--results-dir", results, "--expe", filepath.Join(results, "..", "..", "x"))
+	r2 := runSeshat(t, nil, "import", "gobench", input, "--results-dir", results, "--expe", "../../x")
+	for _, r := range []result{r, r2} {
+		if r.code != 4 || !strings.Contains(r.stderr, "--expe") || !strings.Contains(r.stderr, "experiment names become directory names") {
+			t.Errorf("exit %d, want 4 naming --expe and what a name may hold:\n%s", r.code, r.stderr)
+		}
+	}
+	var written []string
+	filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+		if path != base && path != filepath.Join(base, "a") && path != work {
+			written = append(written, path)
+		}
+		return nil
+	})
+	if len(written) != 0 {
+		t.Errorf("a refused import wrote %d files and directories: %v...", len(written), written[:min(3, len(written))])
+	}
+}

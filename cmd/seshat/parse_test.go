@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -275,5 +276,34 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing", r.stdout)
 			}
 		})
+	}
+}
+
+// TestParseNamesASettingsFileThatIsNotAFile: a run whose settings.yaml is
+// a FIFO was dropped without a word (a dangling symlink was named): both
+// are named and counted failed, and the parse never waits on the FIFO.
+func TestParseNamesASettingsFileThatIsNotAFile(t *testing.T) {
+	t.Parallel()
+	dir := copyResults(t)
+	const fifo, gone = "matmul_sizes/003__matrix_size=512", "matmul_sizes/002__matrix_size=256"
+	for _, run := range []string{fifo, gone} {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(run), "settings.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, filepath.FromSlash(fifo), "settings.yaml"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if err := os.Symlink("nowhere", filepath.Join(dir, filepath.FromSlash(gone), "settings.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r := runSeshat(t, nil, "parse", "--results-dir", dir, "--output-matrix", "-")
+	for _, want := range []string{fifo + "/settings.yaml: not a regular file", gone + "/settings.yaml: no such file"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not name %q:\n%s", want, r.stderr)
+		}
+	}
+	if line := statsLine(r.stderr); line != "parsed 13 entries: 0 cached, 9 parsed, 1 incomplete, 3 failed" {
+		t.Errorf("stats: %q, want both runs among the 13, failed", line)
 	}
 }

@@ -19,7 +19,9 @@ as Slurm array tasks or Kubernetes Jobs), writing
 under test: --build-id, --commit, --ref, else the CI's environment, else
 git, else one id for this invocation), pi.json, hwinfo.json, usage.json,
 logs and, last, exit_code. It exits 0 when every run succeeded, 1
-otherwise (after finishing the matrix), 4 for an invalid benchmark file.`,
+otherwise (after finishing the matrix) or when another seshat writes the
+results directory (one writer at a time, named in the message), 4 for an
+invalid benchmark file.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if f := g.settings.File; f != nil {

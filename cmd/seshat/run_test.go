@@ -25,7 +25,7 @@ import (
 // binary. It stops the Slurm cluster the first Slurm test started, and
 // the Chromium the browser tests share.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") {
+	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") || os.Getenv(asSeshat) != "" {
 		os.Exit(execute(osProcess()))
 	}
 	code := m.Run()
@@ -33,6 +33,11 @@ func TestMain(m *testing.M) {
 	browsertest.Shutdown()
 	os.Exit(code)
 }
+
+// asSeshat, set in its environment, makes the test binary the seshat
+// executable whatever its arguments: what tests of seshat as a process of
+// its own (signals, two at once) start.
+const asSeshat = "_SESHAT_TEST_AS_SESHAT"
 
 func writeBenchmark(t *testing.T, src string) string {
 	t.Helper()

@@ -1,10 +1,15 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile writes data to path atomically with the given permissions, and
@@ -33,8 +38,58 @@ func WriteFileNoSync(path string, data []byte, perm os.FileMode) error {
 	})
 }
 
-func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// WriteFileIn is WriteFile for name inside root: the file, its temporary
+// and the rename never leave root, whatever name holds (.., an absolute
+// path) or a symlink on the way points to.
+func WriteFileIn(root *os.Root, name string, data []byte, perm os.FileMode) error {
+	return writeVia(rootOps{root}, name, perm, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// ops are the file system calls of an atomic write: the os package's, or
+// an os.Root's.
+type ops interface {
+	createTemp(dir, pattern string) (f *os.File, name string, err error)
+	rename(oldname, newname string) error
+	remove(name string) error
+}
+
+type osOps struct{}
+
+func (osOps) createTemp(dir, pattern string) (*os.File, string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, f.Name(), nil
+}
+func (osOps) rename(oldname, newname string) error { return os.Rename(oldname, newname) }
+func (osOps) remove(name string) error             { return os.Remove(name) }
+
+type rootOps struct{ r *os.Root }
+
+func (o rootOps) createTemp(dir, pattern string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		name := filepath.Join(dir, strings.Replace(pattern, "*", hex.EncodeToString(b[:]), 1))
+		f, err := o.r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 10 {
+			return f, name, err
+		}
+	}
+}
+func (o rootOps) rename(oldname, newname string) error { return o.r.Rename(oldname, newname) }
+func (o rootOps) remove(name string) error             { return o.r.Remove(name) }
+
+func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) error) error {
+	return writeVia(osOps{}, path, perm, sync, fill)
+}
+
+func writeVia(o ops, path string, perm os.FileMode, sync bool, fill func(w io.Writer) error) (err error) {
+	tmp, tmpName, err := o.createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -42,7 +97,7 @@ func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) erro
 	defer func() {
 		if !done { // an error or a panic in fill
 			tmp.Close()
-			os.Remove(tmp.Name())
+			o.remove(tmpName)
 		}
 	}()
 	if err := fill(tmp); err != nil {
@@ -59,7 +114,7 @@ func write(path string, perm os.FileMode, sync bool, fill func(w io.Writer) erro
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := o.rename(tmpName, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	done = true

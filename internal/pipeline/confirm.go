@@ -244,6 +244,50 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 	return did, nil
 }
 
+// holdResults takes the results directory's lock for the re-runs of
+// --confirm, until the caller releases it after its last round (one
+// writer per results directory: no `seshat run` plans run directories
+// meanwhile), and sets opts.Rerun.Lock. It then removes what an earlier
+// --confirm that was killed left: its re-runs without exit_code. (One
+// that is interrupted removes its own; one killed cannot, and its
+// incomplete runs would be listed as not analysed forever, a complete
+// re-run of the same @repeat written beside them.) No one else writes
+// there while the lock is held: none of them is a run in progress.
+func holdResults(env Env, opts *RegressionOptions) (*runner.ResultsLock, error) {
+	lock, err := runner.LockResults(opts.ResultsDir)
+	if err != nil {
+		return nil, fmt.Errorf("--confirm: %w", err)
+	}
+	opts.Rerun.Lock = lock
+	if lock.Warning != "" {
+		env.Log.Warn(lock.Warning)
+	}
+	n, err := removeLeftovers(opts.ResultsDir)
+	if n > 0 {
+		fmt.Fprintf(env.status(), "regression: --confirm: removed %d incomplete re-run director(ies) an earlier --confirm left\n", n)
+	}
+	if err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("--confirm: remove the incomplete re-runs of an earlier --confirm: %w", err)
+	}
+	return lock, nil
+}
+
+// removeLeftovers deletes the run directories of resultsDir that have no
+// exit_code and whose settings.yaml holds @confirm: re-runs an earlier
+// --confirm started and never finished. It returns how many it removed.
+func removeLeftovers(resultsDir string) (int, error) {
+	return removeIncompleteRuns(resultsDir, func(dir string) bool {
+		name := filepath.Join(dir, runner.SettingsFile)
+		data, err := parsers.ReadLimited(name, 1<<20)
+		if err != nil {
+			return true
+		}
+		settings, err := parsers.Settings(name, data)
+		return err != nil || settings[ConfirmSetting] == nil
+	})
+}
+
 // runDirs are the run directories of a results directory
 // (EXPERIMENT/NNN__slug).
 func runDirs(resultsDir string) map[string]bool {
@@ -261,13 +305,16 @@ func runDirs(resultsDir string) map[string]bool {
 // in before and have no exit_code (the runner writes it last): the runs an
 // interrupted --confirm started. It returns how many it removed.
 func removeIncomplete(resultsDir string, before map[string]bool) (int, error) {
+	return removeIncompleteRuns(resultsDir, func(dir string) bool { return before[dir] })
+}
+
+// removeIncompleteRuns deletes the run directories of resultsDir without
+// exit_code that keep does not keep, and returns how many it removed.
+func removeIncompleteRuns(resultsDir string, keep func(dir string) bool) (int, error) {
 	var errs []error
 	n := 0
 	for dir := range runDirs(resultsDir) {
-		if before[dir] {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, runner.ExitCodeFile)); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, runner.ExitCodeFile)); !errors.Is(err, fs.ErrNotExist) || keep(dir) {
 			continue
 		}
 		if err := os.RemoveAll(dir); err != nil {

@@ -245,6 +245,11 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 		fmt.Fprintln(env.status(), "regression: --confirm: no finding fails the analysis, nothing re-run")
 		return rep, nil
 	}
+	lock, err := holdResults(env, &opts)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
 	did, err := confirmRuns(ctx, env, opts, rep, suspects, 1, opts.Confirm)
 	if err != nil {
 		return nil, err
@@ -275,6 +280,11 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 		fmt.Fprintln(env.status(), "regression: --confirm auto: every result is decided, nothing re-run")
 		return rep, nil
 	}
+	lock, err := holdResults(env, &opts)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
 	open := maps.Clone(suspects) // the results still to decide
 	start := time.Now()
 	var longest time.Duration

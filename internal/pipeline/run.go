@@ -50,6 +50,10 @@ type RunOptions struct {
 	// CPUs is --cpus: a CPU list ("0-1,4") every run's child is pinned to
 	// ("": not pinned). Local executor only.
 	CPUs string
+	// Lock, when set, is the results directory's lock, held by the caller
+	// (regression --confirm holds it across its rounds); else the runs
+	// take it for their duration.
+	Lock *runner.ResultsLock
 }
 
 // DefaultWorkload is the workload of points whose settings name none.
@@ -237,6 +241,18 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	if err := os.MkdirAll(o.ResultsDir, 0o755); err != nil {
 		return runner.Summary{}, fmt.Errorf("--results-dir: %w", err)
 	}
+	if opts.Lock = o.Lock; opts.Lock == nil {
+		if opts.Lock, err = runner.LockResults(o.ResultsDir); err != nil {
+			return runner.Summary{}, err
+		}
+		defer opts.Lock.Unlock()
+		if opts.Lock.Warning != "" {
+			env.Log.Warn(opts.Lock.Warning)
+		}
+	}
+	if o.Executor == "" || o.Executor == "local" {
+		reclaim(env)
+	}
 	keepWorkloadFile(env, o.ResultsDir, pointWorkloads(points))
 	hw, warns := runner.CollectHWInfo(ctx, runner.Host{})
 	for _, w := range warns {
@@ -255,6 +271,19 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 	summary.WriteCounts(env.status())
 	summary.WriteProblems(env.Stderr, o.ResultsDir)
 	return summary, err
+}
+
+// reclaim kills what the runs of a seshat that is gone (SIGKILLed, its
+// machine's OOM killer) left running, and removes their cgroups, saying so
+// before anything is measured.
+func reclaim(env Env) {
+	r, err := runner.Reclaim()
+	if len(r.Cgroups) > 0 || r.Processes > 0 {
+		env.Log.Warn(fmt.Sprintf("killed %d process(es) and removed %d cgroup(s) left by the runs of a seshat that is gone %v", r.Processes, len(r.Cgroups), r.Cgroups))
+	}
+	if err != nil {
+		env.Log.Warn(err.Error())
+	}
 }
 
 // warnBusyHost warns, once before anything is measured, when other work
