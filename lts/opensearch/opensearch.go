@@ -962,7 +962,14 @@ func searchQuery(q lts.Query) map[string]any {
 			r["gte"] = openSearchTime(q.Since)
 		}
 		if !q.Until.IsZero() {
-			r["lt"] = openSearchTime(q.Until)
+			// Stored starts have milliseconds: an exclusive bound inside a
+			// millisecond is its end, or a run that started in that
+			// millisecond before the bound would be left out.
+			until := q.Until.Truncate(time.Millisecond)
+			if until.Before(q.Until) {
+				until = until.Add(time.Millisecond)
+			}
+			r["lt"] = openSearchTime(until)
 		}
 		filters = append(filters, map[string]any{"range": map[string]any{"metadata.start": r}})
 	}
