@@ -248,3 +248,20 @@ func TestRunRelativeCommand(t *testing.T) {
 		t.Errorf("no pi.json from the relative command: %v (runs %v)", err, runDirsOf(t, results))
 	}
 }
+
+// TestRegressionABConfirmAutoDecided: an A/B regression is decided by its
+// interval, both sides measured in one job: --confirm auto re-runs nothing
+// for it (in history mode a failing finding is re-run once to confirm it).
+func TestRegressionABConfirmAutoDecided(t *testing.T) {
+	h := newFakeHost(t)
+	bench := abBenchmark(t, h, 4, 1, 0.8)
+	results := abRun(t, h, bench)
+	r := runSeshat(t, map[string]string{"SESHAT_STORE": ""}, "regression", "--results-dir", results, "--baseline", "side=base",
+		"--kpi-filter", "rate_gflops", "--report-dir", filepath.Join(h.dir, "report"), "--benchmark", bench, "--confirm", "auto")
+	if r.code != 2 || !strings.Contains(r.stderr, "--confirm auto: every result is decided, nothing re-run") {
+		t.Fatalf("exit %d, want 2 with nothing re-run:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if dirs := runDirsOf(t, results); len(dirs) != 8 {
+		t.Errorf("%d run directories, want the 8 of the run: %v", len(dirs), dirs)
+	}
+}

@@ -274,6 +274,11 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 	conf := &regression.Confirm{Auto: true, MaxRounds: opts.MaxRounds, BudgetSeconds: opts.Budget.Seconds(),
 		Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}, Undecided: []regression.Suspect{}}
 	suspects := failingSuspects(rep, true)
+	if opts.Baseline != "" {
+		// An A/B finding is decided by its interval, both sides measured in
+		// the same job: only the results still undecided need more rounds.
+		maps.DeleteFunc(suspects, func(_ string, s *regression.Suspect) bool { return s.Before == analyze.StatusRegression || s.Before == analyze.StatusImprovement })
+	}
 	if len(suspects) == 0 {
 		conf.Stopped = "decided"
 		rep.Confirm = conf
