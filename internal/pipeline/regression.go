@@ -277,7 +277,9 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 	if opts.Baseline != "" {
 		// An A/B finding is decided by its interval, both sides measured in
 		// the same job: only the results still undecided need more rounds.
-		maps.DeleteFunc(suspects, func(_ string, s *regression.Suspect) bool { return s.Before == analyze.StatusRegression || s.Before == analyze.StatusImprovement })
+		maps.DeleteFunc(suspects, func(_ string, s *regression.Suspect) bool {
+			return s.Before == analyze.StatusRegression || s.Before == analyze.StatusImprovement
+		})
 	}
 	if len(suspects) == 0 {
 		conf.Stopped = "decided"
