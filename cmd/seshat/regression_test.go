@@ -431,7 +431,7 @@ func TestRegressionReportInBrowser(t *testing.T) {
 	if back == 0 {
 		t.Error("no link back to the reports index")
 	}
-	if imgs := browsertest.CheckImagesLoad(t, page); len(imgs) != n {
+	if imgs := browsertest.CheckPageImages(t, p); len(imgs) != n {
 		t.Errorf("the browser loaded %d images, the page has %d", len(imgs), n)
 	}
 	for _, want := range []string{"Configuration overview", "History overview", "st-regression", "<svg class=\"spark\"", "FAILED (exit 2)"} {
@@ -586,7 +586,7 @@ func TestRegressionSuspectInBrowser(t *testing.T) {
 			t.Errorf("rendered report lacks %q", want)
 		}
 	}
-	if imgs := browsertest.CheckImagesLoad(t, page); len(imgs) != 1 {
+	if imgs := browsertest.CheckPageImages(t, p); len(imgs) != 1 {
 		t.Errorf("the browser loaded %d figures, want the suspect's", len(imgs))
 	}
 }

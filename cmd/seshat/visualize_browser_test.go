@@ -64,7 +64,7 @@ func TestVisualizeInChromium(t *testing.T) {
 			browsertest.CheckResources(t, p)
 
 			// The browser loads every image.
-			loaded := browsertest.CheckImagesLoad(t, page)
+			loaded := browsertest.CheckPageImages(t, p)
 			if len(loaded) != len(imgs) {
 				t.Errorf("the browser saw %d images, the page has %d", len(loaded), len(imgs))
 			}
