@@ -425,8 +425,11 @@ func settle(conf *regression.Confirm, suspects map[string]*regression.Suspect, r
 // baseline point in the benchmark are left as they are (the analysis says
 // so).
 func withBaselinePoints(baseline string, points map[string]*suspectPoint, order []string, templates map[string]runner.Point) []string {
-	key, value, _ := strings.Cut(baseline, "=")
-	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	b, err := parseBaseline(baseline)
+	if err != nil || b == nil {
+		return order // checked before any run: not reached
+	}
+	key, value := b.Key, b.Value
 	out := make([]string, 0, 2*len(order))
 	seen := map[string]bool{}
 	for _, k := range order {
