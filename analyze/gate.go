@@ -27,10 +27,13 @@ const (
 //     Result.Noise), so that a host's build-to-build variation is not taken
 //     for a change however many runs make it "significant".
 //
-// A change the gate does not count leaves the status ok, unless the
+// A change beyond the Floor that is not significant across the analysis
+// is undecided: noisy, never a silent ok, so that --confirm measures it
+// again (as Pinpoint keeps sampling an undecided comparison). Any other
+// change the gate does not count leaves the status ok, unless the
 // smallest change the test could have seen (the larger of Floor and
 // Result.Detectable) exceeds MaxNoise: the series is then noisy, with its
-// spread, never a silent ok. The zero value is the defaults.
+// spread. The zero value is the defaults.
 type Gate struct {
 	FDR         float64 // default DefaultFDR
 	MinEffect   float64 // percent; default DefaultMinEffect
@@ -112,6 +115,18 @@ func (g Gate) Apply(results []*Result) {
 			continue
 		}
 		r.Status, r.Reason = StatusOK, ""
+		if beyond := !math.IsNaN(r.QValue) && r.QValue > g.FDR && math.Abs(r.DeltaPercent) >= r.Floor; beyond {
+			// Large enough to matter, too uncertain to count: undecided,
+			// never a silent ok (so --confirm measures it again).
+			r.Status = StatusNoisy
+			r.Reason = fmt.Sprintf("undecided: %s, though beyond the floor of %.1f%% (%s)", cause, r.Floor, noiseText(r))
+			if r.Resolution != nil {
+				if needs := r.Resolution.Needs(g.MaxNoise); needs != "" {
+					r.Reason += "; " + needs
+				}
+			}
+			continue
+		}
 		if seen := math.Max(r.Floor, r.Detectable); seen > g.MaxNoise {
 			r.Status = StatusNoisy
 			switch {

@@ -84,7 +84,7 @@ func main() {
 
 type method struct {
 	name   string
-	alerts func(s *series) (alerts []int, suspects, judged int, err error)
+	alerts func(s *series) (alerts []int, other counts, judged int, err error)
 }
 
 func methods() []method {
@@ -93,7 +93,7 @@ func methods() []method {
 		{"seshat changepoints (default)", changepoints},
 		{"perfherder (treeherder defaults)", detect(analyze.Perfherder{})},
 		{"otava (e-divisive defaults)", detect(analyze.EDivisive{})},
-		{"no change", func(s *series) ([]int, int, int, error) { return nil, 0, len(s.Values), nil }},
+		{"no change", func(s *series) ([]int, counts, int, error) { return nil, counts{}, len(s.Values), nil }},
 	}
 }
 
@@ -115,25 +115,25 @@ func run(w io.Writer, files []string) error {
 		}
 		fmt.Fprintf(w, "%s: %d series, %d builds, %d confirmed changes\n", file, len(all), points, confirmed)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "method\trecall\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tjudged\t")
+		fmt.Fprintln(tw, "method\trecall\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tnoisy\tjudged\t")
 		for _, m := range methods() {
 			var total score
 			for _, s := range all {
-				alerts, suspects, judged, err := m.alerts(s)
+				alerts, other, judged, err := m.alerts(s)
 				if err != nil {
 					return fmt.Errorf("%s: %s: %w", m.name, s.Name(), err)
 				}
 				sc := scoreSeries(s.Labels, alerts, judged)
-				sc.suspects = suspects
+				sc.counts = other
 				total.add(sc)
 				if *verbose && m.name != "no change" {
 					fmt.Fprintf(os.Stderr, "%-34s %-40.40s labels %s alerts %v\n", m.name, s.Name(), labelText(s.Labels), alerts)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%.3f\t%d\t%d\t%d\t\n", m.name,
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%.3f\t%d\t%d\t%d\t%d\t\n", m.name,
 				ratio(total.found, total.confirmed), 1000*float64(total.far)/float64(max(total.judged, 1)),
 				fmt.Sprintf("%d/%d", total.repeated, total.dismissed), perChange(total),
-				total.f1/float64(len(all)), total.alerts, total.suspects, total.judged)
+				total.f1/float64(len(all)), total.alerts, total.suspects, total.noisy, total.judged)
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
@@ -168,34 +168,34 @@ func labelText(ls []label) string {
 }
 
 // detect runs a detector on the whole series.
-func detect(d analyze.Detector) func(s *series) ([]int, int, int, error) {
-	return func(s *series) ([]int, int, int, error) {
+func detect(d analyze.Detector) func(s *series) ([]int, counts, int, error) {
+	return func(s *series) ([]int, counts, int, error) {
 		cps, _ := d.ChangePoints(s.Values)
 		var out []int
 		for _, c := range cps {
 			out = append(out, c.Index)
 		}
-		return out, 0, len(s.Values), nil
+		return out, counts{}, len(s.Values), nil
 	}
 }
 
 // changepoints runs `seshat changepoints FILE --format json` on the series
 // written as a JSON series file.
-func changepoints(s *series) ([]int, int, int, error) {
+func changepoints(s *series) ([]int, counts, int, error) {
 	dir, err := os.MkdirTemp("", "realdata")
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, counts{}, 0, err
 	}
 	defer os.RemoveAll(dir)
 	file := filepath.Join(dir, "series.json")
 	doc, _ := json.Marshal(map[string]any{"series": map[string][]float64{"value": s.Values}})
 	if err := os.WriteFile(file, doc, 0o644); err != nil {
-		return nil, 0, 0, err
+		return nil, counts{}, 0, err
 	}
 	var out bytes.Buffer
 	env := pipeline.Env{Stdout: &out, Stderr: io.Discard, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Quiet: true}
 	if err := pipeline.ChangePoints(context.Background(), env, pipeline.ChangePointsOptions{File: file, Format: "json"}); err != nil {
-		return nil, 0, 0, err
+		return nil, counts{}, 0, err
 	}
 	var res struct {
 		Series map[string][]struct {
@@ -203,27 +203,28 @@ func changepoints(s *series) ([]int, int, int, error) {
 		} `json:"series"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, 0, 0, err
+		return nil, counts{}, 0, err
 	}
 	var idx []int
 	for _, c := range res.Series["value"] {
 		idx = append(idx, c.Index)
 	}
-	return idx, 0, len(s.Values), nil
+	return idx, counts{}, len(s.Values), nil
 }
 
 // replay stores the series build by build and judges each build against
 // the ones before it, as `seshat regression` with no flags in a CI job.
-func replay(s *series) ([]int, int, int, error) {
+func replay(s *series) ([]int, counts, int, error) {
 	ctx := context.Background()
 	store := lts.NewMemory("replay")
 	m, err := analyze.New(analyze.DefaultMethod, analyze.Params{})
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, counts{}, 0, err
 	}
 	opts := regression.Options{Method: m, FailOnRegression: true}
 	var alerts []int
-	suspects, judged := 0, 0
+	var other counts
+	judged := 0
 	n := 0
 	for i, v := range s.Values {
 		samples := []float64{v}
@@ -241,7 +242,7 @@ func replay(s *series) ([]int, int, int, error) {
 		if i > 0 {
 			rep, err := regression.Analyze(ctx, current, store, opts)
 			if err != nil {
-				return nil, 0, 0, err
+				return nil, counts{}, 0, err
 			}
 			judged++
 			for _, e := range rep.Entries {
@@ -250,16 +251,18 @@ func replay(s *series) ([]int, int, int, error) {
 					case analyze.StatusRegression, analyze.StatusImprovement, regression.StatusAcknowledged:
 						alerts = append(alerts, i)
 					case analyze.StatusSuspect:
-						suspects++
+						other.suspects++
+					case analyze.StatusNoisy:
+						other.noisy++
 					}
 				}
 			}
 		}
 		if _, err := store.Put(ctx, payloads); err != nil {
-			return nil, 0, 0, err
+			return nil, counts{}, 0, err
 		}
 	}
-	return slices.Compact(alerts), suspects, judged, nil
+	return slices.Compact(alerts), other, judged, nil
 }
 
 func payload(s *series, build, run, n int, v float64) *models.Payload {

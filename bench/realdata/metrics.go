@@ -22,9 +22,13 @@ type score struct {
 	far       int // alerts farther than the margin from every label
 	dismissed int // FP labels
 	repeated  int // FP labels with an alert within the margin
-	suspects  int
-	f1        float64
+	counts
+	f1 float64
 }
+
+// counts are a replay's results that are not alerts: suspects, and noisy
+// (undecided) results.
+type counts struct{ suspects, noisy int }
 
 func (s *score) add(o score) {
 	s.judged += o.judged
@@ -36,6 +40,7 @@ func (s *score) add(o score) {
 	s.dismissed += o.dismissed
 	s.repeated += o.repeated
 	s.suspects += o.suspects
+	s.noisy += o.noisy
 	s.f1 += o.f1
 }
 
