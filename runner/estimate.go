@@ -2,7 +2,6 @@ package runner
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/models"
@@ -51,7 +50,7 @@ func newEstimator(plan []Planned) *estimator {
 func pointKey(p Planned) string {
 	s := models.Settings{}
 	for k, v := range p.Settings {
-		if !strings.HasPrefix(k, "@") {
+		if !models.IsMeta(k) {
 			s[k] = v
 		}
 	}
@@ -128,7 +127,7 @@ func (e *estimator) expected(p Planned) time.Duration {
 // any other difference).
 func likeness(a, b map[string]any) (shared int, dist float64) {
 	for k, va := range a {
-		if strings.HasPrefix(k, "@") {
+		if models.IsMeta(k) {
 			continue
 		}
 		vb, ok := b[k]

@@ -20,6 +20,7 @@ import (
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/runner"
+	"github.com/seshat-bench/seshat/store"
 )
 
 // ConfirmSetting marks the runs --confirm made: the round (1..N) that made
@@ -102,7 +103,7 @@ type rerun struct {
 // complete or removed: when the runs are interrupted or the runner fails,
 // those left without exit_code are deleted, so that no later analysis
 // counts a half run.
-func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, targets map[string]*regression.Suspect, first, last int) (rerun, error) {
+func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, entries map[string]*store.Entry, targets map[string]*regression.Suspect, first, last int) (rerun, error) {
 	var did rerun
 	points := map[string]*suspectPoint{}
 	var order []string
@@ -116,10 +117,11 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 			continue
 		}
 		for _, run := range e.Runs {
-			sp, err := readSuspectRun(opts.ResultsDir, run.Path)
-			if err != nil {
-				return did, fmt.Errorf("--confirm: %w", err)
+			e, ok := entries[run.Path]
+			if !ok {
+				return did, fmt.Errorf("--confirm: %s: not a run of %s (read from an LTS file?)", run.Path, opts.ResultsDir)
 			}
+			sp := suspectOf(opts.ResultsDir, e)
 			key := sp.expe + "\x00" + models.Settings(sp.settings).Identity()
 			if old, ok := points[key]; ok {
 				if !sp.rerun {
@@ -326,40 +328,23 @@ func removeIncompleteRuns(resultsDir string, keep func(dir string) bool) (int, e
 	return n, errors.Join(errs...)
 }
 
-// readSuspectRun reads what re-running a current run needs from its
-// directory: settings.yaml, build.json and config.yaml.
-func readSuspectRun(resultsDir, path string) (*suspectPoint, error) {
-	dir := filepath.Join(resultsDir, filepath.FromSlash(path))
-	name := filepath.Join(dir, runner.SettingsFile)
-	data, err := parsers.ReadLimited(name, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	settings, err := parsers.Settings(name, data)
-	if err != nil {
-		return nil, err
-	}
-	sp := &suspectPoint{expe: strings.SplitN(filepath.ToSlash(path), "/", 2)[0], settings: withoutMeta(settings), runs: 1, repeat: -1,
-		config: filepath.Join(dir, runner.ConfigFile)}
-	if r, ok := settings[runner.RepeatSetting].(int); ok {
+// suspectOf is what re-running a current run needs, from what its parse
+// read of it (its settings, build and experiment).
+func suspectOf(resultsDir string, e *store.Entry) *suspectPoint {
+	sp := &suspectPoint{expe: strings.SplitN(e.Path, "/", 2)[0], settings: withoutMeta(e.Settings), runs: 1, repeat: -1,
+		build: e.Build, config: filepath.Join(resultsDir, filepath.FromSlash(e.Path), runner.ConfigFile)}
+	if r, ok := e.Settings[runner.RepeatSetting].(int); ok {
 		sp.repeat = r
 	}
-	_, sp.rerun = settings[ConfirmSetting]
-	if data, err := parsers.ReadLimited(filepath.Join(dir, runner.BuildFile), 1<<16); err == nil {
-		if b, err := parsers.Build(runner.BuildFile, data); err == nil {
-			sp.build = b
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return sp, nil
+	_, sp.rerun = e.Settings[ConfirmSetting]
+	return sp
 }
 
 // withoutMeta is settings less the @ ones (@repeat, @confirm...).
 func withoutMeta(settings map[string]any) map[string]any {
 	out := make(map[string]any, len(settings))
 	for k, v := range settings {
-		if !strings.HasPrefix(k, "@") {
+		if !models.IsMeta(k) {
 			out[k] = v
 		}
 	}

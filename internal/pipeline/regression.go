@@ -22,6 +22,7 @@ import (
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/plotting"
+	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -154,10 +155,11 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	start := time.Now()
-	runs, current, err := currentRuns(ctx, env, opts)
+	cur, err := currentRuns(ctx, env, opts)
 	if err != nil {
 		return err
 	}
+	runs, current := cur.runs, cur.from
 	env.logger().Debug("regression: current runs read", "runs", len(runs), "took", time.Since(start))
 	if len(runs) == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current runs in %s", current)
@@ -196,7 +198,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	if opts.Confirm > 0 || opts.ConfirmAuto {
-		if rep, err = confirm(ctx, env, opts, rep, s, ropts); err != nil {
+		if rep, err = confirm(ctx, env, opts, rep, cur.entries, s, ropts); err != nil {
 			return err
 		}
 	}
@@ -235,9 +237,9 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 // confirm re-runs the points of the failing findings of rep and analyses
 // the current runs again, all of them; the returned report tells what was
 // confirmed and what cleared.
-func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, history lts.Store, ropts regression.Options) (*regression.Report, error) {
+func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, entries map[string]*store.Entry, history lts.Store, ropts regression.Options) (*regression.Report, error) {
 	if opts.ConfirmAuto {
-		return confirmAuto(ctx, env, opts, rep, history, ropts)
+		return confirmAuto(ctx, env, opts, rep, entries, history, ropts)
 	}
 	suspects := failingSuspects(rep, false)
 	if len(suspects) == 0 {
@@ -250,13 +252,13 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 		return nil, err
 	}
 	defer lock.Unlock()
-	did, err := confirmRuns(ctx, env, opts, rep, suspects, 1, opts.Confirm)
+	did, err := confirmRuns(ctx, env, opts, rep, entries, suspects, 1, opts.Confirm)
 	if err != nil {
 		return nil, err
 	}
 	conf := &regression.Confirm{Rounds: opts.Confirm, Points: did.points, Runs: did.runs, RunsFailed: did.failed,
 		Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}}
-	again, err := analyzeAgain(ctx, env, opts, history, ropts)
+	again, _, err := analyzeAgain(ctx, env, opts, history, ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +272,7 @@ func confirm(ctx context.Context, env Env, opts RegressionOptions, rep *regressi
 // results are undecided (the failing ones too in the first round), each
 // followed by the whole analysis again, until none is undecided or the
 // budget (time, rounds) is spent. Each result keeps the rounds it needed.
-func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, history lts.Store, ropts regression.Options) (*regression.Report, error) {
+func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regression.Report, entries map[string]*store.Entry, history lts.Store, ropts regression.Options) (*regression.Report, error) {
 	conf := &regression.Confirm{Auto: true, MaxRounds: opts.MaxRounds, BudgetSeconds: opts.Budget.Seconds(),
 		Confirmed: []regression.Suspect{}, Cleared: []regression.Suspect{}, Undecided: []regression.Suspect{}}
 	suspects := failingSuspects(rep, true)
@@ -305,7 +307,7 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 			break
 		}
 		began := time.Now()
-		did, err := confirmRuns(ctx, env, opts, rep, open, round, round)
+		did, err := confirmRuns(ctx, env, opts, rep, entries, open, round, round)
 		conf.Runs += did.runs
 		conf.RunsFailed += did.failed
 		conf.Points = max(conf.Points, did.points)
@@ -313,7 +315,7 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 			return nil, err
 		}
 		conf.Rounds = round
-		if rep, err = analyzeAgain(ctx, env, opts, history, ropts); err != nil {
+		if rep, entries, err = analyzeAgain(ctx, env, opts, history, ropts); err != nil {
 			return nil, err
 		}
 		longest = max(longest, time.Since(began))
@@ -352,17 +354,20 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 
 // analyzeAgain reads the current runs again, re-runs included, and
 // judges them with the whole analysis (so the false discovery rate still
-// covers every test); re-runs can confirm a suspect.
-func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history lts.Store, ropts regression.Options) (*regression.Report, error) {
-	runs, _, err := currentRuns(ctx, env, opts)
+// covers every test); re-runs can confirm a suspect. It returns the
+// parse's entries too, for the next round.
+func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history lts.Store, ropts regression.Options) (*regression.Report, map[string]*store.Entry, error) {
+	cur, err := currentRuns(ctx, env, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	runs := cur.runs
 	if ropts.Baseline != nil {
 		withSideLabel(ropts.Baseline, runs)
 	}
 	ropts.Rerun = true
-	return regression.Analyze(ctx, runs, history, ropts)
+	rep, err := regression.Analyze(ctx, runs, history, ropts)
+	return rep, cur.entries, err
 }
 
 // regressionStatus is the exit status of an analysis as an error: the one
@@ -436,12 +441,22 @@ func readAckFile(path string) ([]regression.Ack, error) {
 	return acks, nil
 }
 
+// currentSet is what currentRuns read: the runs, where they came from, and
+// for each run of the results directory what its parse read of it (what
+// --confirm needs to run its point again), by entry path.
+type currentSet struct {
+	runs    []regression.Run
+	from    string
+	entries map[string]*store.Entry
+}
+
 // currentRuns reads the current runs: the payloads of one lenient parse
 // (incomplete entries included, to be reported), and of the LTS file. It
 // also says where they came from.
-func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regression.Run, string, error) {
+func currentRuns(ctx context.Context, env Env, opts RegressionOptions) (currentSet, error) {
 	var runs []regression.Run
 	var from []string
+	entries := map[string]*store.Entry{}
 	seen := map[string]bool{}
 	add := func(r regression.Run) {
 		if r.TestUUID != "" {
@@ -455,13 +470,14 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 	if opts.ResultsDir != "" {
 		m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 		if err != nil {
-			return nil, "", err
+			return currentSet{}, err
 		}
 		from = append(from, "results directory "+opts.ResultsDir)
 		for _, r := range buildPayloads(env, m) {
 			add(runOf(r, opts.Baseline != ""))
 		}
 		for _, e := range m.Entries {
+			entries[e.Path] = e
 			if !e.Complete {
 				problems := []string{"incomplete run, not parsed"}
 				if len(e.Warnings) > 0 {
@@ -474,15 +490,15 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 	if opts.LTSFile != "" {
 		// A workload file beside the LTS file declares its workload.
 		if err := discoverWorkload(env, filepath.Dir(opts.LTSFile)); err != nil {
-			return nil, "", err
+			return currentSet{}, err
 		}
 		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
 		if err != nil {
-			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
+			return currentSet{}, exitcode.Input(fmt.Errorf("--lts: %w", err))
 		}
 		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
 		if err != nil {
-			return nil, "", fmt.Errorf("--lts: %w", err)
+			return currentSet{}, fmt.Errorf("--lts: %w", err)
 		}
 		from = append(from, "LTS file "+opts.LTSFile)
 		for _, r := range records {
@@ -495,7 +511,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 	for _, note := range labelMergedSettings(runs) {
 		env.logger().Warn(note)
 	}
-	return runs, strings.Join(from, " and "), nil
+	return currentSet{runs: runs, from: strings.Join(from, " and "), entries: entries}, nil
 }
 
 // runOf is the current run of an entry's payload, with the per-iteration

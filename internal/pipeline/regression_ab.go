@@ -145,7 +145,7 @@ func baselineSidesStatus(b *regression.Baseline, runs []regression.Run, rep *reg
 func settingsText(s map[string]any) map[string]string {
 	out := make(map[string]string, len(s))
 	for k, v := range s {
-		if !strings.HasPrefix(k, "@") {
+		if !models.IsMeta(k) {
 			out[k] = models.FormatValue(v)
 		}
 	}
