@@ -132,7 +132,11 @@ func (asv) Read(in Input, opts Options) ([]Run, []string, error) {
 	var runs []Run
 	for _, m := range rows {
 		rs, err := asvRuns(in, m, col, doc, settings, files, opts, build)
-		if err != nil {
+		var se *parsers.SyntaxError
+		if errors.As(err, &se) {
+			warnings = append(warnings, fmt.Sprintf("%v, skipped", err)) // it names the benchmark
+			continue
+		} else if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %v, skipped", memberName("results", 0, m), err))
 			continue
 		}

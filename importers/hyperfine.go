@@ -60,11 +60,11 @@ func (hyperfine) Read(in Input, opts Options) ([]Run, []string, error) {
 	var warnings []string
 	for i, m := range results {
 		var r hyperfineResult
-		err := m.decode(in.Name, &r)
-		if err == nil {
-			err = hyperfineCheck(r)
+		if err := m.decode(in.Name, &r); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v, skipped", memberName("results", i, m), err))
+			continue
 		}
-		if err != nil {
+		if err := hyperfineCheck(r); err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %s:%d: %v, skipped", memberName("results", i, m), in.Name, m.Line, err))
 			continue
 		}

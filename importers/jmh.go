@@ -106,7 +106,7 @@ func (jmh) Read(in Input, opts Options) ([]Run, []string, error) {
 		}
 		var run Run
 		if err == nil {
-			run, start, err = jmhRun(e, m, start)
+			run, start, err = jmhRun(in.Name, e, m, start)
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: %v, skipped", memberName("results", i, m), err))
@@ -121,18 +121,18 @@ func (jmh) Read(in Input, opts Options) ([]Run, []string, error) {
 	return runs, warnings, nil
 }
 
-func jmhRun(e jmhEntry, m jsonMember, start time.Time) (Run, time.Time, error) {
+func jmhRun(file string, e jmhEntry, m jsonMember, start time.Time) (Run, time.Time, error) {
 	pm := e.PrimaryMetric
 	res := JMHResult{Benchmark: e.Benchmark, Mode: e.Mode, Score: *pm.Score, ScoreUnit: pm.ScoreUnit, Line: m.Line}
 	if !measurement(res.Score) {
-		return Run{}, start, fmt.Errorf("line %d: score %v is not a measurement", m.Line, res.Score)
+		return Run{}, start, fmt.Errorf("%s:%d: field primaryMetric.score: %v is not a measurement", file, m.Line, res.Score)
 	}
 	if f, ok := pm.ScoreError.(float64); ok && measurement(f) {
 		res.ScoreError = &f
 	}
 	for _, fork := range pm.RawData {
 		if !measurement(fork...) {
-			return Run{}, start, fmt.Errorf("line %d: rawData holds a negative score", m.Line)
+			return Run{}, start, fmt.Errorf("%s:%d: field primaryMetric.rawData: a negative score", file, m.Line)
 		}
 		res.Samples = append(res.Samples, fork...)
 		res.ForkSamples = append(res.ForkSamples, len(fork))
