@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -275,7 +276,7 @@ func gbRun(inst *gbInstance, ctx, context map[string]any, start time.Time) (Run,
 		rt, ct := med["real_time"], med["cpu_time"]
 		res.RealTimeSeconds, res.CPUTimeSeconds = &rt, &ct
 	} else if len(res.RealTimeSamples) > 0 {
-		rt, ct := median(res.RealTimeSamples), median(res.CPUTimeSamples)
+		rt, ct := analyze.Median(res.RealTimeSamples), analyze.Median(res.CPUTimeSamples)
 		res.RealTimeSeconds, res.CPUTimeSeconds = &rt, &ct
 	}
 	if cv, ok := res.Aggregates["cv"]["real_time"]; ok {
@@ -336,7 +337,7 @@ func gbCounters(inst *gbInstance, aggregates map[string]map[string]float64) map[
 			}
 		}
 		for k, vs := range byName {
-			out[k] = median(vs)
+			out[k] = analyze.Median(vs)
 		}
 	}
 	if len(out) == 0 {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/seshat-bench/seshat/parsers"
@@ -81,20 +80,11 @@ func (hyperfine) Read(in Input, opts Options) ([]Run, []string, error) {
 		}
 		start = end
 		settings := map[string]any{"workload": "hyperfine", "command": r.Command}
-		names := make([]string, 0, len(r.Parameters))
-		for k := range r.Parameters {
-			names = append(names, k)
+		values := map[string]string{}
+		for k, v := range r.Parameters {
+			values[k] = fmt.Sprint(v)
 		}
-		sort.Strings(names)
-		var params []string
-		for _, k := range names {
-			v := fmt.Sprint(r.Parameters[k])
-			settings["param_"+settingKey.ReplaceAllString(k, "_")] = parsers.ScalarValue(v)
-			params = append(params, k+"="+v)
-		}
-		if len(params) > 0 {
-			settings["params"] = strings.Join(params, ",")
-		}
+		params := addParams(settings, values)
 		exit := 0
 		for _, c := range r.ExitCodes {
 			if c == nil {

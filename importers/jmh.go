@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -177,19 +176,9 @@ func jmhRun(file string, e jmhEntry, m jsonMember, start time.Time) (Run, time.T
 	if e.VMName != "" {
 		settings["vm_name"] = e.VMName
 	}
-	names := make([]string, 0, len(e.Params))
-	for k := range e.Params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var params []string
-	for _, k := range names {
-		settings["param_"+settingKey.ReplaceAllString(k, "_")] = parsers.ScalarValue(e.Params[k])
-		params = append(params, k+"="+e.Params[k])
-	}
+	params := addParams(settings, e.Params)
 	slug := e.Benchmark[strings.LastIndex(e.Benchmark, ".")+1:] + "_" + e.Mode
 	if len(params) > 0 {
-		settings["params"] = strings.Join(params, ",")
 		slug += "_" + strings.Join(params, "_")
 	}
 	return Run{Slug: slug, Settings: settings, Files: map[string][]byte{"jmh.json": entry, "result.json": data}}, res.End, nil

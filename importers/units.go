@@ -2,9 +2,11 @@ package importers
 
 import (
 	"math"
-	"slices"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/seshat-bench/seshat/parsers"
 )
 
 // timeUnitSeconds is a benchmark tool's time unit in seconds: Google
@@ -30,20 +32,6 @@ func timeUnitSeconds(unit string) (float64, bool) {
 	return 0, false
 }
 
-// median of xs (not modified); NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // measurement tells whether every x can be a measurement: finite and not
 // negative.
 func measurement(xs ...float64) bool {
@@ -62,4 +50,24 @@ func endAfter(start time.Time, seconds float64) time.Time {
 		return start.Add(time.Duration(seconds * float64(time.Second)))
 	}
 	return start
+}
+
+// addParams sets a benchmark's parameters as settings: param_<name> each
+// (a number when it reads as one), and params, all of them as
+// name=value,... in name order, which it returns as a list.
+func addParams(settings map[string]any, params map[string]string) []string {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, k := range names {
+		settings["param_"+settingKey.ReplaceAllString(k, "_")] = parsers.ScalarValue(params[k])
+		out = append(out, k+"="+params[k])
+	}
+	if len(out) > 0 {
+		settings["params"] = strings.Join(out, ",")
+	}
+	return out
 }
