@@ -3,7 +3,10 @@
 // visualize, compare) applies to them: `seshat import FORMAT INPUT...`.
 //
 // Data flows in two steps. An Importer reads its inputs (one file per
-// format file: gobench.go, pytest.go, mlperf.go, thoth.go) into Runs: one
+// format: gobench.go, googlebench.go, pytest.go, hyperfine.go,
+// criterion.go, asv.go, jmh.go, mlperf.go, thoth.go; an importer that is
+// also a DirImporter takes directories, as criterion takes
+// target/criterion) into Runs: one
 // per configuration and repetition, each with its settings, the files its
 // run directory holds, its build when the input tells it, and its exit
 // code. Write then lays them out as seshat run does:
@@ -14,7 +17,9 @@
 // re-uploading changes nothing) and exit_code last, and keeps each original
 // input under <results>/<expe>/original/.
 //
-// The runs of gobench, pytest-benchmark and MLPerf are read by workloads
+// The JSON formats are read row by row (jsonwalk.go), so that a malformed
+// row is a warning naming its line and field and the other rows are
+// imported. The runs of every format but Thoth are read by workloads
 // declared in files embedded here (workloads/*.yaml), registered at init:
 // the importers prove the file workload engine of package declared. Thoth
 // and Amun results become runs of the built-in pi workload, whose pi.json

@@ -84,6 +84,13 @@ type Importer interface {
 	Read(in Input, opts Options) (runs []Run, warnings []string, err error)
 }
 
+// DirImporter is the ability of an importer to take a directory as an
+// input (criterion's target/criterion): Files lists the inputs of its
+// format below it, sorted.
+type DirImporter interface {
+	Files(dir string) ([]string, error)
+}
+
 var importers = map[string]Importer{}
 
 func register(i Importer) {
@@ -150,6 +157,7 @@ func Import(format string, inputs []string, resultsDir string, opts Options) (Su
 	var errs []error
 	var read []Input
 	var runs []Run
+	inputs, errs = expandDirs(imp, inputs)
 	for _, path := range inputs {
 		data, st, err := parsers.ReadLimitedStat(path, parsers.DefaultLimit)
 		if err != nil {
@@ -180,6 +188,33 @@ func Import(format string, inputs []string, resultsDir string, opts Options) (Su
 		s.Dirs = append(s.Dirs, dir)
 	}
 	return s, errors.Join(errs...)
+}
+
+// expandDirs replaces the directories among inputs by the files below
+// them, for an importer that takes directories; a directory with none is
+// an error naming it (no data).
+func expandDirs(imp Importer, inputs []string) ([]string, []error) {
+	di, ok := imp.(DirImporter)
+	if !ok {
+		return inputs, nil
+	}
+	var out []string
+	var errs []error
+	for _, path := range inputs {
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			out = append(out, path)
+			continue
+		}
+		files, err := di.Files(path)
+		if err != nil {
+			// A *fs.PathError: it names what could not be read.
+			errs = append(errs, exitcode.With(exitcode.InvalidInput, err))
+		} else if len(files) == 0 {
+			errs = append(errs, exitcode.Errorf(exitcode.NoData, "%s: no %s result below it", path, imp.Format()))
+		}
+		out = append(out, files...)
+	}
+	return out, errs
 }
 
 func unwrapPath(err error) error {

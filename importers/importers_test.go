@@ -102,6 +102,12 @@ func TestImportGoldens(t *testing.T) {
 		{"mlperf", []string{"testdata/mlperf/offline/mlperf_log_summary.txt", "testdata/mlperf/singlestream/mlperf_log_summary.txt"}, Options{Time: at}, 2},
 		{"thoth", []string{"testdata/thoth/inspection-test-e666815e.json"}, Options{}, 5},
 		{"thoth", []string{"testdata/thoth/pi_matmul.json"}, Options{Time: at}, 1},
+		{"google-benchmark", []string{"testdata/googlebench/kernels.json"}, Options{Build: models.Build{Commit: "0123abc"}}, 6},
+		{"google-benchmark", []string{"testdata/googlebench/aggregates_only.json"}, Options{Time: at}, 6},
+		{"hyperfine", []string{"testdata/hyperfine/commands.json", "testdata/hyperfine/scan.json"}, Options{Time: at}, 6},
+		{"criterion", []string{"testdata/criterion/target/criterion"}, Options{Time: at, Build: models.Build{Commit: "0123abc"}}, 4},
+		{"asv", []string{"testdata/asv/results/Docker_Container/" + asvResultFile}, Options{}, 6},
+		{"jmh", []string{"testdata/jmh/jcasbin-jmh-result.json", "testdata/jmh/jmh-demo-jmh-result.json"}, Options{Time: at}, 5},
 	} {
 		name := tc.format + "_" + expeName(tc.inputs[0])
 		t.Run(name, func(t *testing.T) {
@@ -123,6 +129,10 @@ func TestImportGoldens(t *testing.T) {
 		})
 	}
 }
+
+// asvResultFile is the real asv result file in testdata/asv (its name is
+// asv's: commit, then environment).
+const asvResultFile = "05baf11f-virtualenv-py3.12-matplotlib-netcdf4-numpy-pandas-pint-pooch-pyproj-scipy-traitlets-xarray.json"
 
 func TestImportRefusesOtherFormats(t *testing.T) {
 	t.Parallel()

@@ -12,7 +12,7 @@ import (
 var workloadFiles embed.FS
 
 func init() {
-	for _, name := range []string{"gobench", "pytest_benchmark", "mlperf"} {
+	for _, name := range []string{"gobench", "pytest_benchmark", "mlperf", "google_benchmark", "hyperfine", "criterion", "asv", "jmh"} {
 		path := "workloads/" + name + ".yaml"
 		data, err := workloadFiles.ReadFile(path)
 		if err != nil {

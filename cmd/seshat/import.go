@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
+	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 )
@@ -11,7 +14,10 @@ func newImportCmd(g *globals) *cobra.Command {
 	var o pipeline.ImportOptions
 	cmd := &cobra.Command{
 		Use:   "import FORMAT INPUT...",
-		Short: "Turn results other tools wrote (gobench, pytest-benchmark, mlperf, thoth) into artifact directories",
+		Short: "Turn results other tools wrote (Go and Google benchmarks, pytest-benchmark, hyperfine, criterion, asv, JMH, MLPerf, Thoth) into artifact directories",
+		Long: "Turn results other tools wrote into artifact directories (docs/import.md).\n\nFORMAT is one of: " +
+			strings.Join(importers.Formats(), ", ") + ".\nAn input is a file of that format; for criterion also a directory,\n" +
+			"target/criterion: every <benchmark>/new/ below it.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return exitcode.Errorf(exitcode.InvalidInput, "%s: name a format and at least one input", cmd.CommandPath())

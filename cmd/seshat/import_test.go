@@ -270,3 +270,49 @@ func TestImportExpeStaysInTheResultsDirectory(t *testing.T) {
 		t.Errorf("a refused import wrote %d files and directories: %v...", len(written), written[:min(3, len(written))])
 	}
 }
+
+// TestImportedFormatsParseAndUpload: the real files of every format that
+// `seshat import` reads become runs that parse strictly (--output-lts
+// validates each payload) and upload, failed runs included.
+func TestImportedFormatsParseAndUpload(t *testing.T) {
+	t.Parallel()
+	const data = "../../importers/testdata/"
+	for _, tc := range []struct {
+		format string
+		inputs []string
+		runs   int
+	}{
+		{"google-benchmark", []string{data + "googlebench/kernels.json", data + "googlebench/aggregates_only.json"}, 12},
+		{"hyperfine", []string{data + "hyperfine/commands.json", data + "hyperfine/scan.json"}, 6},
+		{"criterion", []string{data + "criterion/target/criterion"}, 4},
+		{"asv", []string{data + "asv/results/Docker_Container/05baf11f-virtualenv-py3.12-matplotlib-netcdf4-numpy-pandas-pint-pooch-pyproj-scipy-traitlets-xarray.json"}, 6},
+		{"jmh", []string{data + "jmh/jcasbin-jmh-result.json", data + "jmh/jmh-demo-jmh-result.json"}, 5},
+		{"gobench", []string{gobenchData + "old.txt"}, 32},
+		{"pytest-benchmark", []string{data + "pytest/benchmark.json"}, 5},
+		{"mlperf", []string{data + "mlperf/offline/mlperf_log_summary.txt"}, 1},
+		{"thoth", []string{data + "thoth/inspection-test-e666815e.json"}, 5},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			results := filepath.Join(dir, "results")
+			args := append([]string{"import", tc.format}, tc.inputs...)
+			r := runSeshat(t, nil, append(args, "--results-dir", results, "--expe", "e", "--commit", "c1", "--time", "2026-01-02T03:04:05Z")...)
+			if r.code != 0 || !strings.Contains(r.stderr, fmt.Sprintf("imported %d runs", tc.runs)) {
+				t.Fatalf("import: exit %d, want %d runs: %s", r.code, tc.runs, r.stderr)
+			}
+			lts := filepath.Join(dir, "lts.json")
+			if r := runSeshat(t, nil, "parse", "--results-dir", results, "--output-lts", lts); r.code != 0 {
+				t.Fatalf("parse --output-lts: exit %d: %s", r.code, r.stderr)
+			}
+			var payloads []map[string]any
+			if data, err := os.ReadFile(lts); err != nil || json.Unmarshal(data, &payloads) != nil || len(payloads) != tc.runs {
+				t.Fatalf("%s: %d payloads, want %d (%v)", lts, len(payloads), tc.runs, err)
+			}
+			r = runSeshat(t, nil, "upload", "--results-dir", results, "--store", "sqlite:"+filepath.Join(dir, "lts.db"))
+			if r.code != 0 || !strings.Contains(r.stderr, fmt.Sprintf("%d new", tc.runs)) {
+				t.Fatalf("upload: exit %d, want %d new runs: %s", r.code, tc.runs, r.stderr)
+			}
+		})
+	}
+}

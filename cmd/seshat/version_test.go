@@ -41,7 +41,7 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"compare", "--format", ""}, []string{"text", "csv", "markdown", "json"}},
 		{[]string{"run", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
 		{[]string{"regression", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
-		{[]string{"import", ""}, []string{"gobench", "mlperf", "pytest-benchmark", "thoth"}},
+		{[]string{"import", ""}, []string{"asv", "criterion", "gobench", "google-benchmark", "hyperfine", "jmh", "mlperf", "pytest-benchmark", "thoth"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
