@@ -17,6 +17,14 @@ import (
 // two bulkiest fields of an artifact, the timing samples and the CPU flags,
 // therefore get compact CBOR forms. JSON is unaffected: both types are plain
 // arrays there.
+//
+// What it buys (BenchmarkCBORDecode, a pi run's 100 samples and 94 CPU
+// flags, on the 2-core VM): 2.0-3.0 µs and 2 allocations a run against
+// 15.4-17.0 µs and 105 allocations for the plain arrays, about 0.13 s of the
+// 1.3-1.5 CPU-seconds a cached parse of 10,000 runs costs. The codec stays
+// beside its types, not in package store that alone decodes the cache: a
+// Go type's methods live in its package, and the workloads' typed results
+// (decoded by reflection) hold these types.
 
 // tagFloat64LE is the RFC 8746 typed-array tag for little-endian IEEE 754
 // binary64 values: a byte string of 8-byte floats.
