@@ -226,7 +226,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		Env:         env.Environ,
 		CPUs:        cpus,
 	}
-	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster); err != nil {
+	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster, o.DryRun); err != nil {
 		return runner.Summary{}, err
 	}
 	if opts.Self = o.Self; opts.Self == "" {
