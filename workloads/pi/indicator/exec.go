@@ -33,7 +33,8 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 	var out limitedBuffer
 	out.limit = maxExecOutput
 	cmd.Stdout = io.MultiWriter(&out, opts.Stdout) // kept in stdout.log too
-	cmd.Stderr = opts.Stderr
+	var errTail tailBuffer
+	cmd.Stderr = io.MultiWriter(opts.Stderr, &errTail)
 	// A process the command started in the background may keep its stdout
 	// open long after the command exited (`server &`): stop waiting for
 	// it; `seshat run` kills what a run leaves behind.
@@ -45,6 +46,11 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 		err = nil
 	}
 	if err != nil {
+		// The command's own last words first: they are what the run's
+		// summary shows (runner.StderrReason).
+		if last := errTail.lastLine(); last != "" {
+			return nil, fmt.Errorf("%s (%s: %w)", last, name, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if out.over {
@@ -133,4 +139,28 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last tailBytes bytes written to it.
+type tailBuffer struct{ b []byte }
+
+const tailBytes = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailBytes {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty line written, spaces trimmed.
+func (t *tailBuffer) lastLine() string {
+	lines := strings.Split(string(t.b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
 }

@@ -189,7 +189,9 @@ func TestExec(t *testing.T) {
 		{name: "not JSON", script: "echo hello", wantErr: "stdout of command sh -c"},
 		{name: "no name", script: `echo '{"component": "x", "@result": {"elapsed": 1}}'`, wantErr: "field name: required"},
 		{name: "negative elapsed", script: `echo '{"component": "x", "name": "y", "@result": {"elapsed": -1}}'`, wantErr: "elapsed >= 0"},
-		{name: "command fails", script: "exit 7", wantErr: "exit status 7"},
+		{name: "command fails", script: "exit 7", wantErr: "command sh -c exit 7: exit status 7"},
+		{name: "command fails, saying why", script: "echo progress >&2; echo 'error: no model.bin' >&2; echo >&2; exit 3",
+			wantErr: "error: no model.bin (command sh -c echo progress"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
