@@ -57,8 +57,18 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("%s: printed more than %d bytes; stdout must be one pi.json document", name, maxExecOutput)
 	}
 	data := out.Bytes()
-	if err := ValidatePIJSON("stdout of "+name, data); err != nil {
-		return nil, err
+	// What is wrong first, the command last: the run's summary shows the
+	// start of this line (runner.StderrReason).
+	if err := ValidatePIJSON("the command's stdout", data); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, name)
+	}
+	// framework_version is a required label of every pi payload: a run
+	// without one could be neither checked strictly nor uploaded. Say so
+	// now rather than at upload.
+	var doc models.PIResult
+	if err := json.Unmarshal(data, &doc); err == nil && doc.Versions[doc.Component] == "" && p.FrameworkVersion == "" {
+		return nil, fmt.Errorf("%w (%s)", &parsers.SyntaxError{File: "the command's stdout", Field: "versions." + doc.Component,
+			Msg: fmt.Sprintf(`required: the version of what the command measured labels its runs (framework_version); print "versions": {%q: "1.2.3"} or set framework_version in the benchmark file`, doc.Component)}, name)
 	}
 	return data, nil
 }

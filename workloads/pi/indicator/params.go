@@ -83,6 +83,10 @@ type Params struct {
 	Module string
 	// Command is the exec PI's argv after {setting} substitution.
 	Command []string
+	// FrameworkVersion is the exec PI's framework_version setting: the
+	// version of what its command measures, when pi.json's versions do
+	// not name it.
+	FrameworkVersion string
 }
 
 // Defaults follow Thoth's PIs where they had one.
@@ -474,6 +478,15 @@ func decodeExec(r reader, p *Params) error {
 	}
 	if p.Command[0] == "" {
 		return &SettingError{"command", "the program name is empty"}
+	}
+	// Labels of the runs (docs/run.md): device defaults to cpu, as for the
+	// other PIs; a version must be text, 1.10 is not 1.1.
+	var err error
+	if p.Device, err = r.str("device", "cpu"); err != nil {
+		return err
+	}
+	if p.FrameworkVersion, err = r.str("framework_version", ""); err != nil {
+		return &SettingError{"framework_version", fmt.Sprintf("must be a string (quote it: \"%v\")", r.s["framework_version"])}
 	}
 	return nil
 }
