@@ -228,8 +228,14 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 }
 
 // joinByLine joins benchmark file problems in file order (those without a
-// line first), at most maxReported of them, the rest counted.
+// line first).
 func joinByLine(errs []error) error {
+	return joinSorted(errs, 0)
+}
+
+// joinSorted is joinByLine keeping at most limit problems (0: all), the
+// rest counted.
+func joinSorted(errs []error, limit int) error {
 	var flat []error
 	for _, err := range errs {
 		flat = append(flat, flatten(err)...)
@@ -245,8 +251,8 @@ func joinByLine(errs []error) error {
 		return 0
 	}
 	slices.SortStableFunc(flat, func(a, b error) int { return line(a) - line(b) })
-	if n := len(flat) - maxReported; n > 0 {
-		flat = append(flat[:maxReported], fmt.Errorf("... and %d more", n))
+	if n := len(flat) - limit; limit > 0 && n > 0 {
+		flat = append(flat[:limit], fmt.Errorf("... and %d more", n))
 	}
 	return errors.Join(flat...)
 }
@@ -272,9 +278,10 @@ func flatten(err error) []error {
 }
 
 // JoinProblems joins the problems CheckSettings, Expand and LoadBenchmark
-// found in one benchmark file into one InvalidInput error, in file order.
+// found in one benchmark file into one InvalidInput error, in file order,
+// at most maxReported of them.
 func JoinProblems(errs ...error) error {
-	if err := joinByLine(errs); err != nil {
+	if err := joinSorted(errs, maxReported); err != nil {
 		return exitcode.With(exitcode.InvalidInput, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads/runnable"
 )
@@ -89,8 +90,8 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 			points = append(points, round...)
 		}
 	}
-	if err := JoinProblems(errs...); err != nil {
-		return nil, err
+	if err := joinByLine(errs); err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, err)
 	}
 	return points, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/suggest"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -106,5 +107,5 @@ func CheckSettings(b *Benchmark, exps []*Experiment, defaultWorkload string, r S
 		be.Msg += " (declare settings kept only as labels in extra_settings)"
 		joined = append(joined, be)
 	}
-	return JoinProblems(joined...)
+	return exitcode.With(exitcode.InvalidInput, joinByLine(joined))
 }
