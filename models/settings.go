@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -144,11 +145,16 @@ func FormatValue(v any) string {
 	case float32:
 		return formatFloat(float64(x), 32)
 	case []any, map[string]any:
-		data, err := json.Marshal(x)
-		if err != nil {
+		// JSON as written: json.Marshal's HTML escapes (">&" as
+		// \u003e\u0026) would reach labels, SESHAT_<KEY> and the pages, which
+		// html/template escapes once more.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(x); err != nil {
 			return fmt.Sprint(x)
 		}
-		return string(data)
+		return strings.TrimSuffix(b.String(), "\n")
 	default:
 		return fmt.Sprint(x)
 	}

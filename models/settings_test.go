@@ -30,6 +30,7 @@ func TestFormatValue(t *testing.T) {
 		{"bool", true, "true"},
 		{"null as empty", nil, ""},
 		{"map as JSON", map[string]any{"k": 1}, `{"k":1}`},
+		{"JSON as written, no HTML escapes", []any{"sh", "-c", "a <in >&2 && b"}, `["sh","-c","a <in >&2 && b"]`},
 		{"NaN", math.NaN(), "NaN"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -28,6 +29,11 @@ type Benchmark struct {
 	Extra []string
 	// ExtraLine is the line of extra_settings.
 	ExtraLine int
+
+	// invalid holds the settings left out for a bad value, as
+	// experiment + "\x00" + key (experiment "" for common_settings): their
+	// absence is not a problem of its own (Expand).
+	invalid map[string]bool
 }
 
 // Experiment is one entry of `expe`.
@@ -105,7 +111,10 @@ func (e *BenchmarkError) Error() string {
 var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // LoadBenchmark reads and decodes a benchmark file. Every error is
-// InvalidInput except an unreadable existing file (exitcode.Input).
+// InvalidInput except an unreadable existing file (exitcode.Input). With
+// an error it may still return the benchmark, less what was wrong, so that
+// the settings of its points can be checked too (every problem of a file
+// at once).
 func LoadBenchmark(path string) (*Benchmark, error) {
 	data, err := parsers.ReadLimited(path, 16<<20)
 	if err != nil {
@@ -113,14 +122,17 @@ func LoadBenchmark(path string) (*Benchmark, error) {
 	}
 	b, err := ParseBenchmark(path, data)
 	if err != nil {
-		return nil, exitcode.With(exitcode.InvalidInput, err)
+		return b, exitcode.With(exitcode.InvalidInput, err)
 	}
 	return b, nil
 }
 
 // ParseBenchmark decodes benchmark file content; name is used in messages.
 // It checks the shape of the file; the settings of each point are checked
-// by the workload when the matrix is expanded (Expand).
+// by the workload when the matrix is expanded (Expand). Every problem of
+// the shape is reported, in file order (errors.Join of *BenchmarkError);
+// the benchmark is returned with them, less what was wrong, unless
+// nothing of it could be read.
 func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 	bad := func(line int, expe, key, format string, args ...any) error {
 		return &BenchmarkError{File: name, Line: line, Experiment: expe, Key: key, Msg: fmt.Sprintf(format, args...)}
@@ -141,53 +153,56 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, bad(doc.Line, "", "", "expected a mapping with common_settings and expe")
 	}
-	b := &Benchmark{Path: name}
+	b := &Benchmark{Path: name, invalid: map[string]bool{}}
+	var errs []error
 	var expe *yaml.Node
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		switch k.Value {
 		case "common_settings":
-			if err := decodeSettings(name, "", v, &b.Common); err != nil {
-				return nil, err
-			}
+			errs = append(errs, decodeSettings(name, "", v, &b.Common, b.invalid)...)
 		case "expe":
 			expe = v
 		case ExtraKey:
 			if err := decodeExtra(name, v, b); err != nil {
-				return nil, err
+				errs = append(errs, err)
 			}
 		default:
-			return nil, bad(k.Line, "", k.Value, "unknown top-level key (expected common_settings, expe, extra_settings)")
+			errs = append(errs, bad(k.Line, "", k.Value, "unknown top-level key (expected common_settings, expe, extra_settings)"))
 		}
 	}
-	if expe == nil || (expe.Kind == yaml.ScalarNode && expe.Tag == "!!null") {
-		return nil, bad(doc.Line, "", "expe", "missing: at least one experiment is needed")
-	}
-	if expe.Kind != yaml.MappingNode {
-		return nil, bad(expe.Line, "", "expe", "must map experiment names to their settings")
+	switch {
+	case expe == nil || (expe.Kind == yaml.ScalarNode && expe.Tag == "!!null"):
+		errs = append(errs, bad(doc.Line, "", "expe", "missing: at least one experiment is needed"))
+		return nil, joinByLine(errs)
+	case expe.Kind != yaml.MappingNode:
+		errs = append(errs, bad(expe.Line, "", "expe", "must map experiment names to their settings"))
+		return nil, joinByLine(errs)
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(expe.Content); i += 2 {
 		k, v := expe.Content[i], expe.Content[i+1]
 		if !models.ValidExperimentName(k.Value) {
-			return nil, bad(k.Line, k.Value, "", models.ExperimentNameRule)
+			errs = append(errs, bad(k.Line, k.Value, "", models.ExperimentNameRule))
+			continue
 		}
 		if seen[k.Value] {
-			return nil, bad(k.Line, k.Value, "", "defined twice")
+			errs = append(errs, bad(k.Line, k.Value, "", "defined twice"))
+			continue
 		}
 		seen[k.Value] = true
 		e := &Experiment{Name: k.Value, Line: k.Line}
 		if !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
-			if err := decodeSettings(name, e.Name, v, &e.Settings); err != nil {
-				return nil, err
-			}
+			errs = append(errs, decodeSettings(name, e.Name, v, &e.Settings, b.invalid)...)
 		}
 		b.Experiments = append(b.Experiments, e)
 	}
 	if len(b.Experiments) == 0 {
-		return nil, bad(expe.Line, "", "expe", "no experiments")
+		errs = append(errs, bad(expe.Line, "", "expe", "no experiments"))
+		return nil, joinByLine(errs)
 	}
 	// repeat is a directive, not a setting: the experiment's wins over the common one.
+	reported := map[int]bool{}
 	for _, e := range b.Experiments {
 		rv, ok := e.Settings.Values[RepeatKey]
 		if !ok {
@@ -198,11 +213,78 @@ func ParseBenchmark(name string, data []byte) (*Benchmark, error) {
 		}
 		n, isInt := rv.Values[0].(int)
 		if rv.List || !isInt || n < 1 {
-			return nil, bad(rv.Line, e.Name, RepeatKey, "must be one integer >= 1, got %v", rv.Values)
+			if !reported[rv.Line] { // a common repeat once, not once per experiment
+				reported[rv.Line] = true
+				errs = append(errs, bad(rv.Line, e.Name, RepeatKey, "must be one integer >= 1, got %v", rv.Values))
+			}
+			continue
 		}
 		e.Repeat = n
 	}
+	if len(errs) > 0 {
+		return b, joinByLine(errs)
+	}
 	return b, nil
+}
+
+// joinByLine joins benchmark file problems in file order (those without a
+// line first).
+func joinByLine(errs []error) error {
+	return joinSorted(errs, 0)
+}
+
+// joinSorted is joinByLine keeping at most limit problems (0: all), the
+// rest counted.
+func joinSorted(errs []error, limit int) error {
+	var flat []error
+	for _, err := range errs {
+		flat = append(flat, flatten(err)...)
+	}
+	if len(flat) == 0 {
+		return nil
+	}
+	line := func(err error) int {
+		var be *BenchmarkError
+		if errors.As(err, &be) {
+			return be.Line
+		}
+		return 0
+	}
+	slices.SortStableFunc(flat, func(a, b error) int { return line(a) - line(b) })
+	if n := len(flat) - limit; limit > 0 && n > 0 {
+		flat = append(flat[:limit], fmt.Errorf("... and %d more", n))
+	}
+	return errors.Join(flat...)
+}
+
+// flatten returns the errors a joined error holds, recursively; err alone
+// otherwise.
+func flatten(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if c, ok := err.(*exitcode.Error); ok {
+		return flatten(c.Err) // a code adds no words
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
+// JoinProblems joins the problems CheckSettings, Expand and LoadBenchmark
+// found in one benchmark file into one InvalidInput error, in file order,
+// at most maxReported of them.
+func JoinProblems(errs ...error) error {
+	if err := joinSorted(errs, maxReported); err != nil {
+		return exitcode.With(exitcode.InvalidInput, err)
+	}
+	return nil
 }
 
 // ExtraKey declares settings no workload reads, as a list of names or
@@ -242,69 +324,88 @@ func (b *Benchmark) isExtra(key string) bool {
 	return false
 }
 
-func decodeSettings(file, expe string, n *yaml.Node, into *Settings) error {
-	bad := func(line int, key, format string, args ...any) error {
-		return &BenchmarkError{File: file, Line: line, Experiment: expe, Key: key, Msg: fmt.Sprintf(format, args...)}
+// decodeSettings decodes one mapping of settings into into, returning
+// every problem; a setting with a problem is left out and marked in
+// invalid.
+func decodeSettings(file, expe string, n *yaml.Node, into *Settings, invalid map[string]bool) []error {
+	var errs []error
+	bad := func(line int, key, format string, args ...any) {
+		invalid[expe+"\x00"+key] = true
+		errs = append(errs, &BenchmarkError{File: file, Line: line, Experiment: expe, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return bad(n.Line, "", "settings must be a mapping of names to values")
+		bad(n.Line, "", "settings must be a mapping of names to values")
+		return errs
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := k.Value
 		switch {
 		case strings.HasPrefix(key, "@"):
-			return bad(k.Line, key, "names starting with @ are reserved for the runner (@repeat)")
+			bad(k.Line, key, "names starting with @ are reserved for the runner (@repeat)")
+			continue
 		case !settingName.MatchString(key):
-			return bad(k.Line, key, "setting names use letters, digits, _ . - and start with a letter or _")
+			bad(k.Line, key, "setting names use letters, digits, _ . - and start with a letter or _")
+			continue
 		}
 		if _, dup := into.Values[key]; dup {
-			return bad(k.Line, key, "set twice")
+			bad(k.Line, key, "set twice")
+			continue
 		}
-		val := Value{Line: v.Line}
-		switch v.Kind {
-		case yaml.ScalarNode:
-			var x any
-			if err := v.Decode(&x); err != nil {
-				return bad(v.Line, key, "%v", err)
-			}
-			val.Values = []any{x}
-		case yaml.SequenceNode:
-			var xs []any
-			if err := v.Decode(&xs); err != nil {
-				return bad(v.Line, key, "%v", err)
-			}
-			if ListValued[key] && (len(xs) == 0 || !isList(xs[0])) {
-				val.Values = []any{xs} // one argv
-				break
-			}
-			if len(xs) == 0 {
-				return bad(v.Line, key, "an empty list gives no points")
-			}
-			val.List = true
-			for j, x := range xs {
-				if _, isMap := x.(map[string]any); isMap {
-					return bad(v.Content[j].Line, key, "list values must be scalars")
-				}
-				if isList(x) && !ListValued[key] {
-					return bad(v.Content[j].Line, key, "list values must be scalars")
-				}
-				for _, prev := range xs[:j] {
-					if models.EqualValues(prev, x) {
-						return bad(v.Content[j].Line, key, "value %v listed twice", x)
-					}
-				}
-			}
-			val.Values = xs
-		default:
-			return bad(v.Line, key, "settings are flat: a value is a scalar or a list of scalars")
+		if val, msg, line := decodeValue(key, v); msg != "" {
+			bad(line, key, "%s", msg)
+		} else {
+			into.set(key, val)
 		}
-		into.set(key, val)
 	}
-	return nil
+	return errs
+}
+
+// decodeValue decodes one setting's value; msg says what is wrong with it,
+// at line.
+func decodeValue(key string, v *yaml.Node) (val Value, msg string, line int) {
+	val = Value{Line: v.Line}
+	switch v.Kind {
+	case yaml.ScalarNode:
+		var x any
+		if err := v.Decode(&x); err != nil {
+			return val, err.Error(), v.Line
+		}
+		val.Values = []any{x}
+	case yaml.SequenceNode:
+		var xs []any
+		if err := v.Decode(&xs); err != nil {
+			return val, err.Error(), v.Line
+		}
+		if ListValued[key] && (len(xs) == 0 || !isList(xs[0])) {
+			val.Values = []any{xs} // one argv
+			break
+		}
+		if len(xs) == 0 {
+			return val, "an empty list gives no points", v.Line
+		}
+		val.List = true
+		for j, x := range xs {
+			if _, isMap := x.(map[string]any); isMap {
+				return val, "list values must be scalars", v.Content[j].Line
+			}
+			if isList(x) && !ListValued[key] {
+				return val, "list values must be scalars", v.Content[j].Line
+			}
+			for _, prev := range xs[:j] {
+				if models.EqualValues(prev, x) {
+					return val, fmt.Sprintf("value %v listed twice", x), v.Content[j].Line
+				}
+			}
+		}
+		val.Values = xs
+	default:
+		return val, "settings are flat: a value is a scalar or a list of scalars", v.Line
+	}
+	return val, "", 0
 }
 
 func isList(x any) bool {

@@ -46,6 +46,9 @@ type Outcome struct {
 	Err error
 	// Reason is set when a scheduler ended the run (see FinishByScheduler).
 	Reason string
+	// Stderr is the end of a failed run's stderr.log (StderrReason), for
+	// the summary.
+	Stderr string
 	// Stray counts the other processes of the run that were still running
 	// when it ended (or timed out) and were killed.
 	Stray int
@@ -160,6 +163,8 @@ func (o Outcome) Describe(timeout time.Duration) string {
 		return "failed to start: " + o.Err.Error()
 	case o.ExitCode == 0:
 		return "ok"
+	case o.Stderr != "":
+		return fmt.Sprintf("exit code %d: %s", o.ExitCode, o.Stderr)
 	default:
 		return fmt.Sprintf("exit code %d", o.ExitCode)
 	}

@@ -27,8 +27,8 @@ type Point struct {
 // Checker validates the settings of one point (the workload's CheckPoint).
 type Checker func(settings map[string]any) error
 
-// maxReported bounds the validation errors listed for one benchmark file.
-const maxReported = 10
+// maxReported bounds the problems listed for one benchmark file.
+const maxReported = 20
 
 // Expand returns the points of the experiments, in order: for each
 // experiment, each repeat (outermost, so repeats of a point are spread over
@@ -74,11 +74,11 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 					if err == nil && check != nil {
 						err = check(s)
 					}
-					if err != nil {
-						msg := err.Error()
-						if !seen[e.Name+"\x00"+msg] && len(errs) < maxReported {
+					for _, one := range flatten(err) {
+						msg := one.Error()
+						if !seen[e.Name+"\x00"+msg] && !b.leftOut(e, one) {
 							seen[e.Name+"\x00"+msg] = true
-							errs = append(errs, pointError(b, e, s, varying, err))
+							errs = append(errs, pointError(b, e, s, varying, one))
 						}
 					}
 				}
@@ -90,10 +90,22 @@ func Expand(b *Benchmark, exps []*Experiment, defaultWorkload string, check Chec
 			points = append(points, round...)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, exitcode.With(exitcode.InvalidInput, errors.Join(errs...))
+	if err := joinByLine(errs); err != nil {
+		return nil, exitcode.With(exitcode.InvalidInput, err)
 	}
 	return points, nil
+}
+
+// leftOut tells whether err is about a setting of e that ParseBenchmark
+// left out for a bad value (already reported): a PI that finds it missing
+// says nothing new.
+func (b *Benchmark) leftOut(e *Experiment, err error) bool {
+	var sk runnable.SettingKeyer
+	if !errors.As(err, &sk) {
+		return false
+	}
+	key := sk.SettingKey()
+	return b.invalid[e.Name+"\x00"+key] || b.invalid["\x00"+key]
 }
 
 // pointError places a point's validation error in the file: the line of

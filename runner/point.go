@@ -119,6 +119,9 @@ func ReadOutcome(dir string, timeout time.Duration) (Outcome, error) {
 	if si, err := ReadScheduler(dir); err == nil && si.State != "" {
 		o.Reason = schedulerReason(si)
 	}
+	if code != 0 {
+		o.Stderr = StderrReason(dir)
+	}
 	return o, nil
 }
 

@@ -351,6 +351,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	if err := writeExitCode(dir, o.ExitCode); err != nil {
 		return o, err
 	}
+	if o.ExitCode != 0 {
+		o.Stderr = StderrReason(dir)
+	}
 	return o, nil
 }
 

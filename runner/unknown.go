@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
-	"github.com/hbollon/go-edlib"
-
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/suggest"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -101,33 +99,13 @@ func CheckSettings(b *Benchmark, exps []*Experiment, defaultWorkload string, r S
 	}
 	sort.Strings(vocabulary)
 	vocabulary = slices.Compact(vocabulary)
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 	var joined []error
-	for i, be := range errs {
-		if i == maxReported {
-			break
-		}
-		if s := closest(be.Key, vocabulary); s != "" {
+	for _, be := range errs {
+		if s := suggest.Closest(be.Key, vocabulary); s != "" {
 			be.Msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		be.Msg += " (declare settings kept only as labels in extra_settings)"
 		joined = append(joined, be)
 	}
-	return exitcode.With(exitcode.InvalidInput, errors.Join(joined...))
-}
-
-// closest returns the name nearest to key by optimal string alignment
-// distance (Damerau-Levenshtein: a swap of two letters counts once), ""
-// when none is within a third of the key's length (at least 2 edits).
-func closest(key string, names []string) string {
-	best, bestD := "", max(2, len(key)/3)+1
-	for _, n := range names {
-		if n == key {
-			continue
-		}
-		if d := edlib.OSADamerauLevenshteinDistance(key, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
+	return exitcode.With(exitcode.InvalidInput, joinByLine(joined))
 }

@@ -14,7 +14,7 @@ import (
 
 const statusBenchmark = `common_settings:
   pi: exec
-  command: [sh, -c, 'grep Cpus_allowed_list /proc/self/status >&2; echo "{\"component\": \"sh\", \"name\": \"PiEcho\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}}"']
+  command: [sh, -c, 'grep Cpus_allowed_list /proc/self/status >&2; echo "{\"component\": \"sh\", \"name\": \"PiEcho\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}, \"versions\": {\"sh\": \"1\"}}"']
 expe:
   e: {}
 `

@@ -89,7 +89,10 @@ func TestRunCommandExecutorInvalid(t *testing.T) {
 // TestRunCommandFindsTheCluster: the kubernetes executor finds its cluster
 // as kubectl does, from the fake process's environment only: the config's
 // kubeconfig (`~/` is HOME), else the KUBECONFIG list, else
-// ~/.kube/config, else the pod's service account.
+// ~/.kube/config, else the pod's service account. A dry run contacts
+// nothing: without any of them it still prints the Jobs (namespace
+// default), saying why no cluster was found; a kubeconfig the config names
+// must be readable all the same.
 func TestRunCommandFindsTheCluster(t *testing.T) {
 	t.Parallel()
 	kubeconfig := func(dir, namespace string) string {
@@ -112,14 +115,16 @@ current-context: x
 	tests := []struct {
 		name, kubeconfig string
 		env              map[string]string
-		want             string // the Jobs' namespace, or the error
+		code             int
+		stdout, stderr   string // what each must hold
 	}{
-		{"config file, ~ expanded", "~/perf.yaml", map[string]string{"HOME": home, "KUBECONFIG": other}, "namespace: perf\n"},
-		{"KUBECONFIG list", "", map[string]string{"HOME": home, "KUBECONFIG": filepath.Join(empty, "missing") + ":" + other}, "namespace: listed\n"},
-		{"~/.kube/config", "", map[string]string{"HOME": home}, "namespace: home\n"},
-		{"nothing", "", map[string]string{"HOME": empty}, "no kubeconfig found (looked for " + filepath.Join(empty, ".kube", "config") + ") and not in a pod"},
-		{"in a pod", "", map[string]string{"HOME": empty, "KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}, "in a pod, but no service account token"},
-		{"missing file", "~/absent.yaml", map[string]string{"HOME": home}, filepath.Join(home, "absent.yaml")},
+		{"config file, ~ expanded", "~/perf.yaml", map[string]string{"HOME": home, "KUBECONFIG": other}, 0, "namespace: perf\n", ""},
+		{"KUBECONFIG list", "", map[string]string{"HOME": home, "KUBECONFIG": filepath.Join(empty, "missing") + ":" + other}, 0, "namespace: listed\n", ""},
+		{"~/.kube/config", "", map[string]string{"HOME": home}, 0, "namespace: home\n", ""},
+		{"nothing", "", map[string]string{"HOME": empty}, 0, "namespace: default\n",
+			"no cluster to talk to (no kubeconfig found (looked for " + filepath.Join(empty, ".kube", "config") + ") and not in a pod); a dry run needs none"},
+		{"in a pod", "", map[string]string{"HOME": empty, "KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}, 0, "namespace: default\n", "in a pod, but no service account token"},
+		{"missing file", "~/absent.yaml", map[string]string{"HOME": home}, 4, "", filepath.Join(home, "absent.yaml")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,15 +135,24 @@ current-context: x
 			}
 			r := runSeshat(t, tc.env, "--config", writeConfig(t, config), "run", "--executor", "kubernetes", "--dry-run",
 				"--benchmark", writeBenchmark(t, gonumBenchmark), "--results-dir", filepath.Join(t.TempDir(), "results"), "--expe", "matmul")
-			if strings.HasPrefix(tc.want, "namespace:") {
-				if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
-					t.Errorf("exit %d, want the Jobs in %q\nstderr:\n%s", r.code, tc.want, r.stderr)
-				}
-				return
-			}
-			if r.code != 4 || !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, tc.want)
+			if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("exit %d, want %d with %q on stdout and %q on stderr\nstdout:\n%.300s\nstderr:\n%s", r.code, tc.code, tc.stdout, tc.stderr, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestRunCommandKubernetesNeedsCluster: a real run, unlike a dry one,
+// refuses without a cluster before creating anything.
+func TestRunCommandKubernetesNeedsCluster(t *testing.T) {
+	t.Parallel()
+	results := filepath.Join(t.TempDir(), "results")
+	r := runSeshat(t, map[string]string{"HOME": t.TempDir()}, "--config", writeConfig(t, "executor:\n  kubernetes:\n    image: registry.example/seshat:1\n"),
+		"run", "--executor", "kubernetes", "--benchmark", writeBenchmark(t, gonumBenchmark), "--results-dir", results, "--expe", "matmul")
+	if r.code != 4 || !strings.Contains(r.stderr, "--executor kubernetes: no cluster to talk to: no kubeconfig found") {
+		t.Errorf("exit %d, want 4 naming the missing cluster\nstderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(results); err == nil {
+		t.Error("the refused run wrote the results directory")
 	}
 }

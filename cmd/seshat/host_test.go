@@ -95,7 +95,7 @@ func TestHostCheckFixtures(t *testing.T) {
 
 const execBenchmark = `common_settings:
   pi: exec
-  command: [sh, -c, 'echo "{\"component\": \"sh\", \"name\": \"PiEcho\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}}"']
+  command: [sh, -c, 'echo "{\"component\": \"sh\", \"name\": \"PiEcho\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}, \"versions\": {\"sh\": \"1\"}}"']
 expe:
   e:
     n: [1, 2, 3]

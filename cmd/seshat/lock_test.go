@@ -95,7 +95,7 @@ expe:
   e:
     pi: exec
     tag: [1, 2, 3, 4, 5, 6, 7, 8]
-    command: [sh, -c, 'while [ ! -f "$0" ]; do sleep 0.05; done; printf "{\"component\": \"sh\", \"name\": \"PiWait\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1, \"samples_ms\": [1]}}"', %q]
+    command: [sh, -c, 'while [ ! -f "$0" ]; do sleep 0.05; done; printf "{\"component\": \"sh\", \"name\": \"PiWait\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1, \"samples_ms\": [1]}, \"versions\": {\"sh\": \"1\"}}"', %q]
 `, gate))
 	args := []string{"run", "--resume", "--benchmark", bench, "--results-dir", results}
 	first := startSeshatProcess(t, args...)
@@ -135,7 +135,7 @@ func TestRunKilledTakesItsRunWithIt(t *testing.T) {
 	bench := writeBenchmark(t, fmt.Sprintf(`expe:
   e:
     pi: exec
-    command: [sh, -c, 'if [ ! -f "$1" ]; then sleep 600 & echo $$ $! > "$0.tmp"; mv "$0.tmp" "$0"; wait; fi; printf "{\"component\": \"sh\", \"name\": \"PiWait\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1, \"samples_ms\": [1]}}"', %q, %q]
+    command: [sh, -c, 'if [ ! -f "$1" ]; then sleep 600 & echo $$ $! > "$0.tmp"; mv "$0.tmp" "$0"; wait; fi; printf "{\"component\": \"sh\", \"name\": \"PiWait\", \"@parameters\": {}, \"@result\": {\"elapsed\": 1, \"samples_ms\": [1]}, \"versions\": {\"sh\": \"1\"}}"', %q, %q]
 `, pids, again))
 	first := startSeshatProcess(t, "run", "--benchmark", bench, "--results-dir", results)
 	waitUntil(t, "the run to start its command", func() bool { _, err := os.Stat(pids); return err == nil || first.exited() })

@@ -15,6 +15,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/internal/redact"
+	"github.com/seshat-bench/seshat/internal/suggest"
 	"github.com/seshat-bench/seshat/internal/version"
 	_ "github.com/seshat-bench/seshat/lts/opensearch" // registers the http(s):// stores
 	_ "github.com/seshat-bench/seshat/lts/sqlite"     // registers the sqlite: store
@@ -61,8 +62,8 @@ func newRootCmd(p *process) *cobra.Command {
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "show errors only")
 	pf.StringVar(&g.workloadFile, "workload-file", "", "a workload.yaml declaring a workload (one at the top of --results-dir is found by itself)")
 	config.BindKey(pf, "workload-file", "workload_file")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return exitcode.With(exitcode.InvalidInput, err)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return exitcode.With(exitcode.InvalidInput, suggestFlag(cmd, err))
 	})
 	root.AddCommand(verbs(g)...)
 	registerCompletions(root)
@@ -80,6 +81,26 @@ func newRootCmd(p *process) *cobra.Command {
 		}
 	}
 	return root
+}
+
+// suggestFlag names the nearest flag of cmd in pflag's unknown-flag error,
+// as cobra names the nearest command: "unknown flag --buidl-id; did you
+// mean --build-id?".
+func suggestFlag(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := suggest.Closest(name, names); s != "" {
+		return fmt.Errorf("unknown flag --%s; did you mean --%s?", name, s)
+	}
+	return fmt.Errorf("unknown flag --%s (%s --help lists the flags)", name, cmd.CommandPath())
 }
 
 // strictParent makes a command that only groups subcommands refuse a

@@ -67,7 +67,7 @@ func TestExitCodes(t *testing.T) {
 		stderr []string
 	}{
 		{"success", nil, []string{"parse", "--results-dir", tree}, 0, []string{"parsed 2 entries"}},
-		{"unknown flag", nil, []string{"parse", "--results-dir", tree, "--bogus"}, 4, []string{"unknown flag: --bogus"}},
+		{"unknown flag", nil, []string{"parse", "--results-dir", tree, "--bogus"}, 4, []string{"unknown flag --bogus (seshat parse --help lists the flags)"}},
 		{"unknown root flag", nil, []string{"--bogus", "version"}, 4, []string{"--bogus"}},
 		{"unknown shorthand", nil, []string{"parse", "-Z"}, 4, []string{"-Z"}},
 		{"bad bool value", nil, []string{"parse", "--results-dir", tree, "--pretty=maybe"}, 4, []string{`"maybe"`, "--pretty"}},

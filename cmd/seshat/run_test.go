@@ -85,7 +85,7 @@ expe:
     padding: same
   custom:
     pi: exec
-    command: [sh, -c, 'printf "{\"component\": \"sh\", \"name\": \"PiCustom\", \"@parameters\": {\"n\": %s}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}}" "$SESHAT_MATRIX_SIZE"']
+    command: [sh, -c, 'printf "{\"component\": \"sh\", \"name\": \"PiCustom\", \"@parameters\": {\"n\": %s}, \"@result\": {\"elapsed\": 1.5, \"samples_ms\": [1.5]}, \"versions\": {\"sh\": \"1\"}}" "$SESHAT_MATRIX_SIZE"']
     matrix_size: 7
 `
 
@@ -447,7 +447,7 @@ func TestRunCommandKillsDetachedChildren(t *testing.T) {
 			dir := t.TempDir()
 			results := filepath.Join(dir, "results")
 			pidfile := filepath.Join(dir, "pid")
-			script := `setsid sleep 1000 ` + redirect + ` & echo $! > ` + pidfile + `; printf '{"component": "sh", "name": "PiDetach", "@result": {"elapsed": 1, "samples_ms": [1]}}'`
+			script := `setsid sleep 1000 ` + redirect + ` & echo $! > ` + pidfile + `; printf '{"component": "sh", "name": "PiDetach", "@result": {"elapsed": 1, "samples_ms": [1]}, "versions": {"sh": "1"}}'`
 			bench := writeBenchmark(t, "expe:\n  detach:\n    pi: exec\n    command:\n      - sh\n      - -c\n      - |\n        "+script+"\n")
 			r := runSeshat(t, nil, "run", "--benchmark", bench, "--results-dir", results, "--timeout", "60s")
 			data, err := os.ReadFile(pidfile)

@@ -174,7 +174,7 @@ func TestChildEnvironmentWithoutSecrets(t *testing.T) {
   env:
     pi: exec
     db_password: the-benchmark-s-own
-    command: [sh, -c, ': $SESHAT_DB_PASSWORD; env >&2; printf "{\"component\": \"sh\", \"name\": \"PiEnv\", \"@result\": {\"elapsed\": 1.5}}"']
+    command: [sh, -c, ': $SESHAT_DB_PASSWORD; env >&2; printf "{\"component\": \"sh\", \"name\": \"PiEnv\", \"@result\": {\"elapsed\": 1.5}, \"versions\": {\"sh\": \"1\"}}"']
 `)
 	results := filepath.Join(t.TempDir(), "results")
 	r := runSeshatIn(t, nil, environ, "run", "--benchmark", bench, "--results-dir", results)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/suggest"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -270,7 +272,7 @@ func fileError(path string, data []byte, root *yaml.Node, err error) error {
 			if key == "" {
 				key = nf[1]
 			}
-			msg = "unknown key " + key
+			msg = unknownKey(key)
 		} else {
 			if sm := intoSection.FindStringSubmatch(msg); sm != nil {
 				msg = "want a section (a mapping), found " + sm[1]
@@ -282,6 +284,42 @@ func fileError(path string, data []byte, root *yaml.Node, err error) error {
 		lines = append(lines, fmt.Sprintf("config file %s:%d: %s", path, line, msg))
 	}
 	return errors.New(strings.Join(lines, "\n"))
+}
+
+// unknownKey says that the dotted key is not one of the config file's,
+// with the nearest valid name and every valid one beside it: the sections
+// at the top, the keys of a section below.
+func unknownKey(key string) string {
+	parent, name := "", key
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		parent, name = key[:i], key[i+1:]
+	}
+	var valid []string
+	for _, k := range Keys() {
+		rest, ok := strings.CutPrefix(k.Name, parent+".")
+		if parent == "" {
+			rest, ok = k.Name, true
+		}
+		if !ok {
+			continue
+		}
+		first, _, _ := strings.Cut(rest, ".")
+		if !slices.Contains(valid, first) {
+			valid = append(valid, first)
+		}
+	}
+	msg := "unknown key " + key
+	if len(valid) == 0 {
+		return msg
+	}
+	if s := suggest.Closest(name, valid); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	where := "at the top"
+	if parent != "" {
+		where = "in " + parent
+	}
+	return msg + " (valid " + where + ": " + strings.Join(valid, ", ") + ")"
 }
 
 // keyPath returns the dotted path of the key on line (named name, when not

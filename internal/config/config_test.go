@@ -16,17 +16,19 @@ import (
 // Every testdata/*.good.yaml must load; every *.bad.yaml must fail with
 // the error below (prometheus/common style).
 var badConfigs = map[string]string{
-	"unknown_key.bad.yaml":        "config file testdata/unknown_key.bad.yaml:3: unknown key parse.filterz",
-	"unknown_nested_key.bad.yaml": "config file testdata/unknown_nested_key.bad.yaml:3: unknown key lts.opensearch.urll",
-	"unknown_top_key.bad.yaml":    "config file testdata/unknown_top_key.bad.yaml:2: unknown key result_dir",
-	"bad_bool.bad.yaml":           "config file testdata/bad_bool.bad.yaml:2: key parse.no_cache: cannot unmarshal !!str `maybe` into bool",
-	"bad_int.bad.yaml":            "config file testdata/bad_int.bad.yaml:2: key regression_analyses.window_len: cannot unmarshal !!str `fifty` into int",
-	"section_scalar.bad.yaml":     "config file testdata/section_scalar.bad.yaml:1: key parse: want a section (a mapping), found !!int `3`",
-	"list.bad.yaml":               "config file testdata/list.bad.yaml:1: want a mapping of sections, found a list",
-	"duplicate.bad.yaml":          `config file testdata/duplicate.bad.yaml:2: key workload: mapping key "workload" already defined at line 1`,
-	"syntax.bad.yaml":             "config file testdata/syntax.bad.yaml:2: did not find expected ',' or ']'",
-	"binary.bad.yaml":             "config file testdata/binary.bad.yaml:1: control character U+0000 is not allowed in YAML",
-	"executor_unknown.bad.yaml":   "config file testdata/executor_unknown.bad.yaml:3: unknown key executor.slurm.partitions",
+	"unknown_key.bad.yaml":         "config file testdata/unknown_key.bad.yaml:3: unknown key parse.filterz; did you mean filters? (valid in parse: filters, no_cache)",
+	"unknown_nested_key.bad.yaml":  "config file testdata/unknown_nested_key.bad.yaml:3: unknown key lts.opensearch.urll; did you mean url? (valid in lts.opensearch: export, url, index, index_prefix, kpi_index_suffix, fail_on_error, ca_cert, password_file, bulk_bytes)",
+	"unknown_top_key.bad.yaml":     "config file testdata/unknown_top_key.bad.yaml:2: unknown key result_dir; did you mean results_dir? (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
+	"bad_bool.bad.yaml":            "config file testdata/bad_bool.bad.yaml:2: key parse.no_cache: cannot unmarshal !!str `maybe` into bool",
+	"bad_int.bad.yaml":             "config file testdata/bad_int.bad.yaml:2: key regression_analyses.window_len: cannot unmarshal !!str `fifty` into int",
+	"section_scalar.bad.yaml":      "config file testdata/section_scalar.bad.yaml:1: key parse: want a section (a mapping), found !!int `3`",
+	"list.bad.yaml":                "config file testdata/list.bad.yaml:1: want a mapping of sections, found a list",
+	"duplicate.bad.yaml":           `config file testdata/duplicate.bad.yaml:2: key workload: mapping key "workload" already defined at line 1`,
+	"syntax.bad.yaml":              "config file testdata/syntax.bad.yaml:2: did not find expected ',' or ']'",
+	"binary.bad.yaml":              "config file testdata/binary.bad.yaml:1: control character U+0000 is not allowed in YAML",
+	"executor_unknown.bad.yaml":    "config file testdata/executor_unknown.bad.yaml:3: unknown key executor.slurm.partitions; did you mean partition? (valid in executor.slurm: partition, account, qos, time_limit, gpu_type, directives, max_parallel, max_array_size, job_name, seshat, poll_interval, grace_period)",
+	"unknown_section.bad.yaml":     "config file testdata/unknown_section.bad.yaml:1: unknown key regresion_analyses; did you mean regression_analyses? (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
+	"unknown_section_far.bad.yaml": "config file testdata/unknown_section_far.bad.yaml:2: unknown key reports (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
 }
 
 func TestConfigFiles(t *testing.T) {

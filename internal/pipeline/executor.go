@@ -18,7 +18,7 @@ var Executors = []string{"local", "slurm", "kubernetes"}
 // newExecutor builds the executor --executor names from the config
 // file's executor section (and, for kubernetes, the cluster the command
 // layer found). Bad values are InvalidInput errors naming the key.
-func newExecutor(env Env, name string, cfg config.Executor, cluster config.Cluster) (runner.Executor, error) {
+func newExecutor(env Env, name string, cfg config.Executor, cluster config.Cluster, dryRun bool) (runner.Executor, error) {
 	switch name {
 	case "", "local":
 		return runner.Local{}, nil
@@ -43,7 +43,7 @@ func newExecutor(env Env, name string, cfg config.Executor, cluster config.Clust
 		}
 		return s, nil
 	case "kubernetes":
-		return newKubernetes(env, cfg.Kubernetes, cluster)
+		return newKubernetes(env, cfg.Kubernetes, cluster, dryRun)
 	}
 	return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor: unknown executor %q (want local, slurm or kubernetes)", name)
 }

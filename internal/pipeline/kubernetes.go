@@ -20,8 +20,11 @@ import (
 // newKubernetes builds the kubernetes executor from `executor.kubernetes`:
 // the API server from the cluster the command layer found (kubeconfig
 // files, else the pod's service account), the Jobs' shape from the rest.
-// Bad values are InvalidInput errors naming the key.
-func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster) (runner.Executor, error) {
+// Bad values are InvalidInput errors naming the key. A dry run contacts
+// nothing: without a cluster to talk to it still prints the Jobs, in
+// executor.kubernetes.namespace or else "default", unless a kubeconfig the
+// config names cannot be read.
+func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster, dryRun bool) (runner.Executor, error) {
 	bad := func(key, format string, args ...any) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "config key executor.kubernetes.%s: "+format, append([]any{key}, args...)...)
 	}
@@ -58,11 +61,21 @@ func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster) (runner
 		return nil, bad("max_parallel", "must not be negative")
 	}
 	rc, ns, err := restConfig(cluster, c.Context)
+	if err != nil && dryRun && cluster.Kubeconfig == "" {
+		if e.Namespace == "" {
+			e.Namespace = "default"
+		}
+		env.Log.Warn(fmt.Sprintf("--executor kubernetes: no cluster to talk to (%v); a dry run needs none: the Jobs are shown in namespace %s", err, e.Namespace))
+		return e, nil
+	}
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor kubernetes: no cluster to talk to: %w", err)
 	}
 	if e.Namespace == "" {
 		e.Namespace = ns
+	}
+	if dryRun {
+		return e, nil // no client: nothing is contacted
 	}
 	if e.Client, err = kubernetes.NewClient(rc); err != nil {
 		return nil, fmt.Errorf("--executor kubernetes: %w", err)

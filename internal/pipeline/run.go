@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -177,9 +176,9 @@ func pinnedCPUs(o RunOptions) ([]int, error) {
 // expandBenchmark loads a benchmark file and expands the experiments named
 // (all but those starting with _ when none) into checked points.
 func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, error) {
-	b, err := runner.LoadBenchmark(benchmark)
-	if err != nil {
-		return nil, err
+	b, loadErr := runner.LoadBenchmark(benchmark)
+	if b == nil {
+		return nil, loadErr
 	}
 	// A workload file beside the benchmark file declares its workload.
 	if err := discoverWorkload(env, filepath.Dir(benchmark)); err != nil {
@@ -187,7 +186,7 @@ func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, 
 	}
 	exps, err := b.Select(expe)
 	if err != nil {
-		return nil, err
+		return nil, runner.JoinProblems(loadErr, err)
 	}
 	check := func(s map[string]any) error {
 		name, ok := s["workload"].(string)
@@ -200,9 +199,11 @@ func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, 
 		}
 		return r.CheckPoint(s)
 	}
+	// Every problem of the file at once, in file order: its shape, the
+	// settings no run reads, and what the workloads refuse.
 	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{})
 	points, err := runner.Expand(b, exps, DefaultWorkload, check)
-	if err := errors.Join(unknown, err); err != nil {
+	if err := runner.JoinProblems(loadErr, unknown, err); err != nil {
 		return nil, err
 	}
 	return points, nil
@@ -226,7 +227,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		Env:         env.Environ,
 		CPUs:        cpus,
 	}
-	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster); err != nil {
+	if opts.Executor, err = newExecutor(env, o.Executor, o.ExecutorConfig, o.Cluster, o.DryRun); err != nil {
 		return runner.Summary{}, err
 	}
 	if opts.Self = o.Self; opts.Self == "" {

@@ -4,6 +4,8 @@
 //   - URL names a URL in a message: its password hidden, or, where the URL's
 //     shape leaves unclear where its user information ends, all of what
 //     precedes its last '@'.
+//   - Text hides the credentials of the URLs in a line of free text (the
+//     end of a failed run's stderr in the run summary).
 //   - CheckUserinfo refuses a URL whose user information is not
 //     percent-encoded, so that it would be read with another host than
 //     meant (http://admin:p@ss/w@host is the host "ss").

@@ -106,3 +106,36 @@ func StripUserinfo(rawURL string) (string, error) {
 	u.User = nil
 	return u.String(), nil
 }
+
+// Text is a line of free text (the end of a run's stderr, for a summary)
+// with the credentials of every URL in it hidden as URL hides them: each
+// word holding a ':' before an '@' (scheme://user:pw@host, user:pw@host)
+// is taken for a URL. An e-mail address has no ':' before its '@' and
+// stays as it is.
+func Text(s string) string {
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		word := s[start:end]
+		if at := strings.LastIndexByte(word, '@'); at > 0 && strings.IndexByte(word[:at], ':') >= 0 {
+			word = URL(word)
+		}
+		b.WriteString(word)
+		start = -1
+	}
+	for i, r := range s {
+		if strings.ContainsRune(" \t\"'`<>()[]{},;", r) {
+			flush(i)
+			b.WriteRune(r)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
+	return b.String()
+}

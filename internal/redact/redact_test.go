@@ -108,3 +108,23 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("Environ =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"no URL", "error: cannot open model.bin: no such file", "error: cannot open model.bin: no such file"},
+		{"a URL's password", "connect https://ci:hunter2@search:9200/x: refused", "connect https://ci:xxxxx@search:9200/x: refused"},
+		{"quoted", `GET "http://admin:hunter2@127.0.0.1:9200" failed`, `GET "http://admin:xxxxx@127.0.0.1:9200" failed`},
+		{"no scheme", "dial admin:hunter2@db:5432", "dial admin:<secret>@db:5432"},
+		{"an e-mail address stays", "mail ops@example.com", "mail ops@example.com"},
+		{"not UTF-8", "bad \xff byte https://u:p@h", "bad \xff byte https://u:xxxxx@h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := redact.Text(tt.in); got != tt.want {
+				t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

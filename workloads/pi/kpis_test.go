@@ -220,6 +220,20 @@ func TestLabels(t *testing.T) {
 				r.Usage.Threads = map[string]string{"MKL_NUM_THREADS": "16"}
 			},
 			map[string]string{"pi": "exec", "backend": "llama.cpp", "mkl_num_threads": "16"}},
+		{"an exec PI's labels from its settings: framework_version, device cpu by default",
+			models.Settings{"pi": "exec", "framework_version": "3.1"},
+			func(r *Results) {
+				r.PI.Component, r.PI.Name, r.PI.Versions = "sh", "PiExample", nil
+				delete(r.PI.Parameters, "device")
+			},
+			map[string]string{"framework": "sh", "framework_version": "3.1", "device": "cpu"}},
+		{"what the exec PI printed wins over its settings",
+			models.Settings{"pi": "exec", "framework_version": "3.1", "device": "cpu"},
+			func(r *Results) {
+				r.PI.Component, r.PI.Versions = "mytool", map[string]string{"mytool": "4.0"}
+				r.PI.Parameters["device"] = "gpu"
+			},
+			map[string]string{"framework": "mytool", "framework_version": "4.0", "device": "gpu"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

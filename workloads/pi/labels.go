@@ -98,13 +98,16 @@ func fillLabels(labels map[string]string, settings map[string]any, r *Results) {
 	}
 	set("backend", backend)
 	set("framework", framework)
-	set("framework_version", frameworkVersion(framework, versions, r))
+	set("framework_version", frameworkVersion(framework, versions, settings, r))
 	blas := versions["blas"]
 	if blas == "" && framework == "gonum" {
 		blas = "gonum" // gonum's own pure-Go BLAS unless told otherwise
 	}
 	set("blas", blas)
 	device := param("device")
+	if device == "" {
+		device = "cpu" // every PI's default (docs/run.md), the exec PI's too
+	}
 	set("device", device)
 	set("dtype", param("dtype"))
 	for _, l := range shapeLabels {
@@ -145,10 +148,14 @@ func fillLabels(labels map[string]string, settings map[string]any, r *Results) {
 }
 
 // frameworkVersion is the framework's version as the PI reported it, else
-// as hwinfo.json recorded it. gonum's carries the Go version that compiled
-// it: both change its performance.
-func frameworkVersion(framework string, versions map[string]string, r *Results) string {
+// the framework_version setting (the exec PI's), else as hwinfo.json
+// recorded it. gonum's carries the Go version that compiled it: both
+// change its performance.
+func frameworkVersion(framework string, versions map[string]string, settings map[string]any, r *Results) string {
 	v := versions[framework]
+	if v == "" {
+		v = models.FormatValue(settings["framework_version"])
+	}
 	if v == "" && r.HWInfo != nil {
 		v = r.HWInfo.Versions[framework]
 	}

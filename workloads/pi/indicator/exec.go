@@ -33,7 +33,8 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 	var out limitedBuffer
 	out.limit = maxExecOutput
 	cmd.Stdout = io.MultiWriter(&out, opts.Stdout) // kept in stdout.log too
-	cmd.Stderr = opts.Stderr
+	var errTail tailBuffer
+	cmd.Stderr = io.MultiWriter(opts.Stderr, &errTail)
 	// A process the command started in the background may keep its stdout
 	// open long after the command exited (`server &`): stop waiting for
 	// it; `seshat run` kills what a run leaves behind.
@@ -45,14 +46,29 @@ func runExec(ctx context.Context, p *Params, opts Options) ([]byte, error) {
 		err = nil
 	}
 	if err != nil {
+		// The command's own last words first: they are what the run's
+		// summary shows (runner.StderrReason).
+		if last := errTail.lastLine(); last != "" {
+			return nil, fmt.Errorf("%s (%s: %w)", last, name, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if out.over {
 		return nil, fmt.Errorf("%s: printed more than %d bytes; stdout must be one pi.json document", name, maxExecOutput)
 	}
 	data := out.Bytes()
-	if err := ValidatePIJSON("stdout of "+name, data); err != nil {
-		return nil, err
+	// What is wrong first, the command last: the run's summary shows the
+	// start of this line (runner.StderrReason).
+	if err := ValidatePIJSON("the command's stdout", data); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, name)
+	}
+	// framework_version is a required label of every pi payload: a run
+	// without one could be neither checked strictly nor uploaded. Say so
+	// now rather than at upload.
+	var doc models.PIResult
+	if err := json.Unmarshal(data, &doc); err == nil && doc.Versions[doc.Component] == "" && p.FrameworkVersion == "" {
+		return nil, fmt.Errorf("%w (%s)", &parsers.SyntaxError{File: "the command's stdout", Field: "versions." + doc.Component,
+			Msg: fmt.Sprintf(`required: the version of what the command measured labels its runs (framework_version); print "versions": {%q: "1.2.3"} or set framework_version in the benchmark file`, doc.Component)}, name)
 	}
 	return data, nil
 }
@@ -133,4 +149,28 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last tailBytes bytes written to it.
+type tailBuffer struct{ b []byte }
+
+const tailBytes = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailBytes {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty line written, spaces trimmed.
+func (t *tailBuffer) lastLine() string {
+	lines := strings.Split(string(t.b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package indicator
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -83,6 +84,10 @@ type Params struct {
 	Module string
 	// Command is the exec PI's argv after {setting} substitution.
 	Command []string
+	// FrameworkVersion is the exec PI's framework_version setting: the
+	// version of what its command measures, when pi.json's versions do
+	// not name it.
+	FrameworkVersion string
 }
 
 // Defaults follow Thoth's PIs where they had one.
@@ -195,8 +200,23 @@ func (r reader) positive(key string, def float64) (float64, error) {
 	return f, nil
 }
 
+// problems collects every setting error of one point, so that a file with
+// three mistakes reports three (each setting's error is its own; a setting
+// that others depend on, backend say, leaves those unchecked).
+type problems []error
+
+// add records err, reporting whether there was one.
+func (ps *problems) add(err error) bool {
+	if err == nil {
+		return false
+	}
+	*ps = append(*ps, err)
+	return true
+}
+
 // Decode validates the settings of one run and returns its parameters.
 // Settings a PI does not use are ignored (they are labels of the run).
+// Every problem is reported, each a *SettingError, joined (errors.Join).
 func Decode(settings map[string]any) (*Params, error) {
 	r := reader{s: settings}
 	pi, err := r.str("pi", "")
@@ -210,28 +230,26 @@ func Decode(settings map[string]any) (*Params, error) {
 		return nil, &SettingError{"pi", fmt.Sprintf("unknown PI %q (known: %s)", pi, strings.Join(PIs(), ", "))}
 	}
 	p := &Params{PI: pi}
-	if p.Python, err = r.str("python", ""); err != nil {
-		return nil, err
-	}
+	var ps problems
+	p.Python, err = r.str("python", "")
+	ps.add(err)
 	if pi == "exec" {
-		return p, decodeExec(r, p)
+		decodeExec(r, p, &ps)
+		return ps.result(p)
 	}
 
-	if p.Backend, err = r.str("backend", ""); err != nil {
-		return nil, err
-	}
-	if !slices.Contains(backendsOf[pi], p.Backend) {
+	p.Backend, err = r.str("backend", "")
+	backendOK := !ps.add(err)
+	if backendOK && !slices.Contains(backendsOf[pi], p.Backend) {
 		msg := "required"
 		if p.Backend != "" {
 			msg = fmt.Sprintf("%q cannot run %s", p.Backend, pi)
 		}
-		return nil, &SettingError{"backend", msg + ": one of " + strings.Join(backendsOf[pi], ", ")}
+		backendOK = !ps.add(&SettingError{"backend", msg + ": one of " + strings.Join(backendsOf[pi], ", ")})
 	}
-	if p.Device, err = r.oneOf("device", "cpu", []string{"cpu", "gpu"}); err != nil {
-		return nil, err
-	}
-	if p.Device == "gpu" && p.Backend != "torch" {
-		return nil, &SettingError{"device", p.Backend + " runs on the CPU only; use backend torch for device gpu"}
+	p.Device, err = r.oneOf("device", "cpu", []string{"cpu", "gpu"})
+	if !ps.add(err) && backendOK && p.Device == "gpu" && p.Backend != "torch" {
+		ps.add(&SettingError{"device", p.Backend + " runs on the CPU only; use backend torch for device gpu"})
 	}
 	defaultThreads := 0 // the framework's choice
 	if p.Backend == "gonum" {
@@ -240,64 +258,66 @@ func Decode(settings map[string]any) (*Params, error) {
 		// parallel gemm on a busy 2-core machine measures the neighbours).
 		defaultThreads = 1
 	}
-	if p.Threads, err = r.intMin("threads", defaultThreads, 1); err != nil {
-		return nil, err
-	}
-	if p.Threads > 0 && p.Backend != "gonum" {
+	p.Threads, err = r.intMin("threads", defaultThreads, 1)
+	if !ps.add(err) && p.Threads > 0 && backendOK && p.Backend != "gonum" {
 		// numpy and torch export threads as the three variables themselves
 		// (threadEnv), over what the runner exported for these settings.
 		for _, tv := range models.ThreadVariables {
 			if _, set := settings[tv.Setting]; set {
-				return nil, &SettingError{tv.Setting, fmt.Sprintf("threads: %d already sets %s for %s; set one or the other", p.Threads, tv.Env, p.Backend)}
+				ps.add(&SettingError{tv.Setting, fmt.Sprintf("threads: %d already sets %s for %s; set one or the other", p.Threads, tv.Env, p.Backend)})
 			}
 		}
 	}
 	seed, err := r.intMin("seed", defaultSeed, 0)
-	if err != nil {
-		return nil, err
-	}
+	ps.add(err)
 	p.Seed = uint64(seed)
 
 	if pi == "import" {
-		if p.Module, err = r.str("module", ""); err != nil {
-			return nil, err
-		}
+		p.Module, err = r.str("module", "")
+		ps.add(err)
 		if p.Module == "" {
 			p.Module = map[string]string{"numpy": "numpy", "torch": "torch"}[p.Backend]
 		}
-		return p, decodePlan(r, p, defaultImportReps, defaultImportWarmup)
+		decodePlan(r, p, defaultImportReps, defaultImportWarmup, &ps)
+		return ps.result(p)
 	}
 
-	if p.Dtype, err = r.oneOf("dtype", "float32", dtypesOf[p.Backend]); err != nil {
-		return nil, err
+	if backendOK {
+		p.Dtype, err = r.oneOf("dtype", "float32", dtypesOf[p.Backend])
+		ps.add(err)
 	}
 	switch pi {
 	case "matmul":
 		r.def = defaultMatmul
-		if p.MatrixSize, err = r.intMin("matrix_size", 0, 1); err != nil {
-			return nil, err
-		}
-		if p.MatrixSize > maxMatrixSize {
-			return nil, &SettingError{"matrix_size", fmt.Sprintf("%d is beyond any machine's memory (at most %d)", p.MatrixSize, maxMatrixSize)}
+		p.MatrixSize, err = r.intMin("matrix_size", 0, 1)
+		if !ps.add(err) && p.MatrixSize > maxMatrixSize {
+			ps.add(&SettingError{"matrix_size", fmt.Sprintf("%d is beyond any machine's memory (at most %d)", p.MatrixSize, maxMatrixSize)})
 		}
 	case "conv1d":
 		r.def = defaultConv1D
-		if err := decodeConv(r, p, true); err != nil {
-			return nil, err
-		}
+		decodeConv(r, p, true, &ps)
 	case "conv2d":
 		r.def = defaultConv2D
-		if err := decodeConv(r, p, false); err != nil {
-			return nil, err
-		}
+		decodeConv(r, p, false, &ps)
 	}
 	r.def = nil
-	return p, decodePlan(r, p, 0, defaultWarmup)
+	decodePlan(r, p, 0, defaultWarmup, &ps)
+	return ps.result(p)
 }
 
-func decodeConv(r reader, p *Params, oneD bool) error {
+// result is p, or the problems found.
+func (ps problems) result(p *Params) (*Params, error) {
+	switch len(ps) {
+	case 0:
+		return p, nil
+	case 1:
+		return nil, ps[0]
+	}
+	return nil, errors.Join(ps...)
+}
+
+func decodeConv(r reader, p *Params, oneD bool, ps *problems) {
 	g := &p.Conv
-	var err error
 	fields := []struct {
 		key string
 		dst *int
@@ -314,9 +334,12 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 			dst *int
 		}{"filter_height", &g.KH})
 	}
+	shapeOK := true
 	for _, f := range fields {
-		if *f.dst, err = r.intMin(f.key, 0, 1); err != nil {
-			return err
+		var err error
+		*f.dst, err = r.intMin(f.key, 0, 1)
+		if ps.add(err) {
+			shapeOK = false
 		}
 	}
 	if oneD {
@@ -329,9 +352,9 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 	if oneD {
 		formats = []string{"NCW", "NWC", "NCHW", "NHWC"}
 	}
-	if p.DataFormat, err = r.oneOf("data_format", "", formats); err != nil {
-		return err
-	}
+	var err error
+	p.DataFormat, err = r.oneOf("data_format", "", formats)
+	ps.add(err)
 	p.ChannelsLast = p.DataFormat == "NHWC" || p.DataFormat == "NWC"
 
 	pad, _ := r.get("padding")
@@ -342,28 +365,35 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 		case "valid":
 		case "same":
 			// Same-size output needs stride 1 and odd filters (symmetric padding).
-			if g.Stride != 1 || g.KW%2 == 0 || (!oneD && g.KH%2 == 0) {
-				return &SettingError{"padding", "\"same\" needs strides 1 and odd filter sizes; give the padding as an integer"}
+			if shapeOK && (g.Stride != 1 || g.KW%2 == 0 || (!oneD && g.KH%2 == 0)) {
+				ps.add(&SettingError{"padding", "\"same\" needs strides 1 and odd filter sizes; give the padding as an integer"})
+				return
 			}
 			g.PadW = (g.KW - 1) / 2
 			if !oneD {
 				g.PadH = (g.KH - 1) / 2
 			}
 		default:
-			return &SettingError{"padding", fmt.Sprintf("%q is not an integer, \"valid\" or \"same\"", v)}
+			ps.add(&SettingError{"padding", fmt.Sprintf("%q is not an integer, \"valid\" or \"same\"", v)})
+			return
 		}
 	default:
 		n, ok := integer(v)
 		if !ok || n < 0 {
-			return &SettingError{"padding", fmt.Sprintf("must be an integer >= 0, \"valid\" or \"same\", got %v", v)}
+			ps.add(&SettingError{"padding", fmt.Sprintf("must be an integer >= 0, \"valid\" or \"same\", got %v", v)})
+			return
 		}
 		g.PadW = n
 		if !oneD {
 			g.PadH = n
 		}
 	}
+	if !shapeOK {
+		return // the geometry below needs every size
+	}
 	if err := g.Validate(); err != nil {
-		return &SettingError{"filter_height/filter_width", err.Error()}
+		ps.add(&SettingError{"filter_height/filter_width", err.Error()})
+		return
 	}
 	// Sizes that cannot be allocated fail here, by name, not as a crash.
 	im2col := float64(g.Batch) * float64(g.OutH()) * float64(g.OutW()) * float64(g.KH) * float64(g.KW) * float64(g.InC)
@@ -377,10 +407,10 @@ func decodeConv(r reader, p *Params, oneD bool) error {
 		{"the im2col matrix", im2col},
 	} {
 		if t.elements > maxTensorElements {
-			return &SettingError{"batch/input_*/filter_*", fmt.Sprintf("%s would hold %.3g elements, beyond any machine's memory (at most %.3g)", t.what, t.elements, float64(maxTensorElements))}
+			ps.add(&SettingError{"batch/input_*/filter_*", fmt.Sprintf("%s would hold %.3g elements, beyond any machine's memory (at most %.3g)", t.what, t.elements, float64(maxTensorElements))})
+			return
 		}
 	}
-	return nil
 }
 
 // Bounds that keep absurd settings from crashing the child: far beyond
@@ -390,11 +420,10 @@ const (
 	maxTensorElements = 1 << 36
 )
 
-func decodePlan(r reader, p *Params, defaultReps, defaultWarm int) error {
+func decodePlan(r reader, p *Params, defaultReps, defaultWarm int, ps *problems) {
 	var err error
-	if p.Plan.Warmup, err = r.intMin("warmup", defaultWarm, 0); err != nil {
-		return err
-	}
+	p.Plan.Warmup, err = r.intMin("warmup", defaultWarm, 0)
+	ps.add(err)
 	reps, ok := r.get("repetitions")
 	switch {
 	case !ok && defaultReps > 0:
@@ -405,45 +434,54 @@ func decodePlan(r reader, p *Params, defaultReps, defaultWarm int) error {
 	p.Repetitions = reps
 	if s, isStr := reps.(string); isStr && s == "auto" {
 		p.Plan.Auto = true
-		if p.Plan.TargetCI, err = r.positive("target_ci", measure.DefaultTargetCI); err != nil {
-			return err
-		}
-		if p.Plan.TargetCI >= 1 {
-			return &SettingError{"target_ci", fmt.Sprintf("is relative to the median and must be below 1, got %v", p.Plan.TargetCI)}
+		p.Plan.TargetCI, err = r.positive("target_ci", measure.DefaultTargetCI)
+		if !ps.add(err) && p.Plan.TargetCI >= 1 {
+			ps.add(&SettingError{"target_ci", fmt.Sprintf("is relative to the median and must be below 1, got %v", p.Plan.TargetCI)})
 		}
 		secs, err := r.positive("max_seconds", measure.DefaultMaxDuration.Seconds())
-		if err != nil {
-			return err
-		}
+		ps.add(err)
 		p.Plan.MaxDuration = time.Duration(secs * float64(time.Second))
-		if p.Plan.MinRepetitions, err = r.intMin("min_repetitions", measure.DefaultMinRepetitions, 1); err != nil {
-			return err
+		p.Plan.MinRepetitions, err = r.intMin("min_repetitions", measure.DefaultMinRepetitions, 1)
+		if !ps.add(err) {
+			p.Plan.MaxRepetitions, err = r.intMin("max_repetitions", measure.DefaultMaxRepetitions, p.Plan.MinRepetitions)
+			ps.add(err)
 		}
-		if p.Plan.MaxRepetitions, err = r.intMin("max_repetitions", measure.DefaultMaxRepetitions, p.Plan.MinRepetitions); err != nil {
-			return err
-		}
-		return nil
+		return
 	}
 	n, isInt := integer(reps)
 	if !isInt || n < 1 {
-		return &SettingError{"repetitions", fmt.Sprintf("must be an integer >= 1 or \"auto\", got %v", reps)}
+		ps.add(&SettingError{"repetitions", fmt.Sprintf("must be an integer >= 1 or \"auto\", got %v", reps)})
+		return
 	}
 	p.Plan.Repetitions = n
-	return nil
 }
 
 // placeholder matches {setting} in an exec command. ${NAME} is left to the
 // shell, and anything else in braces (JSON, say) is not a setting name.
 var placeholder = regexp.MustCompile(`\$?\{[A-Za-z_@][A-Za-z0-9_.@-]*\}`)
 
-func decodeExec(r reader, p *Params) error {
+func decodeExec(r reader, p *Params, ps *problems) {
+	decodeCommand(r, p, ps)
+	// Labels of the runs (docs/run.md): device defaults to cpu, as for the
+	// other PIs; a version must be text, 1.10 is not 1.1.
+	var err error
+	p.Device, err = r.str("device", "cpu")
+	ps.add(err)
+	if p.FrameworkVersion, err = r.str("framework_version", ""); err != nil {
+		ps.add(&SettingError{"framework_version", fmt.Sprintf("must be a string (quote it: \"%v\")", r.s["framework_version"])})
+	}
+}
+
+func decodeCommand(r reader, p *Params, ps *problems) {
 	v, ok := r.get("command")
 	if !ok {
-		return &SettingError{"command", "required for pi exec: a list such as [./my-pi, --size, \"{matrix_size}\"]"}
+		ps.add(&SettingError{"command", "required for pi exec: a list such as [./my-pi, --size, \"{matrix_size}\"]"})
+		return
 	}
 	list, ok := v.([]any)
 	if !ok || len(list) == 0 {
-		return &SettingError{"command", fmt.Sprintf("must be a non-empty list of arguments, got %v", v)}
+		ps.add(&SettingError{"command", fmt.Sprintf("must be a non-empty list of arguments, got %v", v)})
+		return
 	}
 	for i, a := range list {
 		var arg string
@@ -451,31 +489,27 @@ func decodeExec(r reader, p *Params) error {
 		case string:
 			arg = x
 		case nil, []any, map[string]any:
-			return &SettingError{"command", fmt.Sprintf("argument %d must be a scalar, got %v", i, a)}
+			ps.add(&SettingError{"command", fmt.Sprintf("argument %d must be a scalar, got %v", i, a)})
+			continue
 		default:
 			arg = models.FormatValue(x)
 		}
-		var subErr error
 		arg = placeholder.ReplaceAllStringFunc(arg, func(m string) string {
 			if m[0] == '$' {
 				return m
 			}
 			key := m[1 : len(m)-1]
 			val, ok := r.s[key]
-			if !ok && subErr == nil {
-				subErr = &SettingError{"command", fmt.Sprintf("argument %d: {%s} names no setting of this run", i, key)}
+			if !ok {
+				ps.add(&SettingError{"command", fmt.Sprintf("argument %d: {%s} names no setting of this run", i, key)})
 			}
 			return models.FormatValue(val)
 		})
-		if subErr != nil {
-			return subErr
-		}
 		p.Command = append(p.Command, arg)
 	}
-	if p.Command[0] == "" {
-		return &SettingError{"command", "the program name is empty"}
+	if len(p.Command) > 0 && p.Command[0] == "" {
+		ps.add(&SettingError{"command", "the program name is empty"})
 	}
-	return nil
 }
 
 // Name is the pi.json name of the PI ("PiMatmul"...).

@@ -179,23 +179,34 @@ func TestExec(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	good := `{"component": "mytool", "name": "PiCustom", "@parameters": {"n": 512}, "@result": {"rate": 1.5, "elapsed": 2.0, "samples_ms": [2.0]}, "extra": true}`
+	good := `{"component": "mytool", "name": "PiCustom", "@parameters": {"n": 512}, "@result": {"rate": 1.5, "elapsed": 2.0, "samples_ms": [2.0]}, "versions": {"mytool": "2.1"}, "extra": true}`
+	unversioned := `{"component": "mytool", "name": "PiCustom", "@result": {"elapsed": 2.0}}`
 	tests := []struct {
-		name    string
-		script  string
-		wantErr string
+		name     string
+		script   string
+		settings map[string]any
+		wantErr  string
 	}{
 		{name: "valid document", script: "echo diagnostics >&2; printf '%s' '" + good + "'"},
-		{name: "not JSON", script: "echo hello", wantErr: "stdout of command sh -c"},
+		{name: "not JSON", script: "echo hello", wantErr: "the command's stdout:1: invalid character 'h' looking for beginning of value (command sh -c echo hello)"},
+		{name: "no version", script: "echo '" + unversioned + "'",
+			wantErr: `the command's stdout: field versions.mytool: required: the version of what the command measured labels its runs (framework_version); print "versions": {"mytool": "1.2.3"} or set framework_version in the benchmark file (command sh -c echo`},
+		{name: "version as a setting", script: "echo '" + unversioned + "'", settings: map[string]any{"framework_version": "2.1"}},
 		{name: "no name", script: `echo '{"component": "x", "@result": {"elapsed": 1}}'`, wantErr: "field name: required"},
 		{name: "negative elapsed", script: `echo '{"component": "x", "name": "y", "@result": {"elapsed": -1}}'`, wantErr: "elapsed >= 0"},
-		{name: "command fails", script: "exit 7", wantErr: "exit status 7"},
+		{name: "command fails", script: "exit 7", wantErr: "command sh -c exit 7: exit status 7"},
+		{name: "command fails, saying why", script: "echo progress >&2; echo 'error: no model.bin' >&2; echo >&2; exit 3",
+			wantErr: "error: no model.bin (command sh -c echo progress"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout bytes.Buffer
-			data, err := Run(context.Background(), map[string]any{"pi": "exec", "command": []any{"sh", "-c", tc.script}}, Options{Stdout: &stdout})
+			settings := map[string]any{"pi": "exec", "command": []any{"sh", "-c", tc.script}}
+			for k, v := range tc.settings {
+				settings[k] = v
+			}
+			data, err := Run(context.Background(), settings, Options{Stdout: &stdout})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -204,6 +215,9 @@ func TestExec(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.settings != nil {
+				return
 			}
 			if string(data) != good {
 				t.Errorf("pi.json %q must be the command's document as printed", data)
@@ -230,7 +244,7 @@ func TestChildrenGetTheGivenEnvironment(t *testing.T) {
 	t.Setenv("SESHAT_TEST_BASE", "process")
 	given := []string{"SESHAT_TEST_BASE=given", "PATH=" + os.Getenv("PATH")}
 	t.Run("exec", func(t *testing.T) {
-		doc := `{"component": "env", "name": "'"$SESHAT_TEST_BASE"'", "@result": {"elapsed": 1}}`
+		doc := `{"component": "env", "name": "'"$SESHAT_TEST_BASE"'", "@result": {"elapsed": 1}, "versions": {"env": "1"}}`
 		data, err := Run(context.Background(), map[string]any{"pi": "exec", "command": []any{"sh", "-c", "printf '%s' '" + doc + "'"}}, Options{Env: given})
 		if err != nil {
 			t.Fatal(err)

@@ -30,7 +30,8 @@ var (
 var envReference = regexp.MustCompile(`SESHAT_[A-Za-z0-9_]*`)
 
 // Reads returns the settings the PI of a point reads. The exec PI reads
-// `command` and every setting its command names, as a {setting}
+// `command`, its labels `device` and `framework_version`, and every
+// setting its command names, as a {setting}
 // placeholder or as its SESHAT_<KEY> environment variable; an unknown or
 // missing `pi` reads every name (Decode reports it).
 func Reads(settings map[string]any) []string {
@@ -45,8 +46,11 @@ func Reads(settings map[string]any) []string {
 	return slices.Concat(readByAll, readByMeasure, keys)
 }
 
+// execLabels are the settings the exec PI reads as labels of its runs.
+var execLabels = []string{"device", "framework_version"}
+
 func execReads(settings map[string]any) []string {
-	out := []string{"command"}
+	out := append([]string{"command"}, execLabels...)
 	list, _ := settings["command"].([]any)
 	var text strings.Builder
 	for _, a := range list {
@@ -72,7 +76,7 @@ func execReads(settings map[string]any) []string {
 
 // SettingNames returns every setting some PI reads, sorted.
 func SettingNames() []string {
-	all := slices.Concat(readByAll, readByMeasure, []string{"command"})
+	all := slices.Concat(readByAll, readByMeasure, []string{"command"}, execLabels)
 	for _, keys := range readBy {
 		all = append(all, keys...)
 	}

@@ -67,7 +67,7 @@ func TestReadsExec(t *testing.T) {
 		"command": []any{"sh", "-c", "run --n {n} --size ${SESHAT_SIZE} $SESHAT_MODEL_NAME $SESHAT_OTHER_THING"}}
 	got := Reads(s)
 	slices.Sort(got)
-	want := []string{"command", "model_name", "n", "pi", "python", "size"}
+	want := []string{"command", "device", "framework_version", "model_name", "n", "pi", "python", "size"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Reads = %v, want %v", got, want)
 	}
