@@ -113,7 +113,6 @@ func runsBySamples(s *Summary) string {
 	return fmt.Sprintf("%d/%d", s.N, s.Samples)
 }
 
-
 func (t *Table) footer() []string {
 	hier, mw := t.methods()
 	var lines []string
