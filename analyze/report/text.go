@@ -22,8 +22,8 @@ import (
 // comparison value when entries differ in it, the verdict and how CI counts
 // it (fail, pass or skip, as in junit.xml), the values without their unit;
 // each row's note is a mark, its text below the table once; last, the
-// outcome on a line of its own: "FAILED (exit 2): 1 unacknowledged
-// regression". The table fits texttable.Width columns, entry names cut when
+// outcome on a line of its own, never wrapped: "FAILED (exit 2): 1
+// unacknowledged regression". The table fits texttable.Width columns, entry names cut when
 // they must be.
 func WriteText(w io.Writer, rep *regression.Report) error {
 	common := maps.Clone(rep.Fixed)
@@ -100,9 +100,10 @@ func WriteText(w io.Writer, rep *regression.Report) error {
 			return err
 		}
 	}
+	// The outcome stays one line, the last: what a CI log is searched for.
 	o := OutcomeOf(rep)
-	fmt.Fprintln(w)
-	return texttable.WriteWrapped(w, o.Headline()+": "+o.Text)
+	_, err := fmt.Fprintf(w, "\n%s: %s\n", o.Headline(), o.Text)
+	return err
 }
 
 // kpiHeading heads a KPI's section: its name, the unit its values are
