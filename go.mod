@@ -12,6 +12,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/hbollon/go-edlib v1.7.0
 	github.com/invopop/jsonschema v0.13.0
+	github.com/mitchellh/go-wordwrap v1.0.1
 	github.com/opensearch-project/opensearch-go/v2 v2.3.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.1

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/seshat-bench/seshat/internal/markdown"
+	"github.com/seshat-bench/seshat/internal/texttable"
 )
 
 // The output formats.
@@ -42,11 +41,28 @@ func (t *Table) Write(w io.Writer, format string) error {
 }
 
 // center is "median ± ci%" as benchstat prints it.
-func (kt *KPITable) center(s *Summary) string {
+func (kt *KPITable) center(s *Summary) string { return kt.centerIn(s, kt.Display) }
+
+// bare is a value as Display writes it less its unit, for the text table
+// whose heading names the unit (displayUnit).
+func (kt *KPITable) bare(v float64) string {
+	return strings.TrimSuffix(kt.Display(v), " "+kt.displayUnit())
+}
+
+// displayUnit is the unit Display writes values in: the definition's
+// display unit (B/s shown as MB/s), else the KPI's.
+func (kt *KPITable) displayUnit() string {
+	if kt.hasDef && kt.def.DisplayUnit != "" {
+		return kt.def.DisplayUnit
+	}
+	return kt.Unit
+}
+
+func (kt *KPITable) centerIn(s *Summary, display func(float64) string) string {
 	if s == nil {
 		return "-"
 	}
-	text := kt.Display(s.Center)
+	text := display(s.Center)
 	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
 		return text // a geomean: no interval
 	}
@@ -97,19 +113,6 @@ func runsBySamples(s *Summary) string {
 	return fmt.Sprintf("%d/%d", s.N, s.Samples)
 }
 
-func (t *Table) header() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "A: %s\nB: %s\n", t.A, t.B)
-	if len(t.Fixed) > 0 {
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(t.Fixed)) {
-			parts = append(parts, k+"="+t.Fixed[k])
-		}
-		fmt.Fprintf(&b, "labels: %s\n", strings.Join(parts, " "))
-	}
-	return b.String()
-}
-
 func (t *Table) footer() []string {
 	hier, mw := t.methods()
 	var lines []string
@@ -147,22 +150,32 @@ func (kt *KPITable) allRows() []*Row {
 	return append(slices.Clone(kt.Rows), kt.Geomean)
 }
 
+// writeText writes the table for a terminal, as benchstat lays it out:
+// the sides, then the labels every entry shares, one "key: value" line
+// each; a table per KPI whose heading names the unit, so the cells hold
+// numbers; entries named by the labels that differ between them, cut to
+// fit texttable.Width; the notes wrapped to it.
 func (t *Table) writeText(w io.Writer) error {
-	fmt.Fprint(w, t.header())
+	fmt.Fprintln(w, texttable.Cut("A: "+t.A, texttable.Width))
+	fmt.Fprintln(w, texttable.Cut("B: "+t.B, texttable.Width))
+	if err := texttable.WriteCommon(w, t.Fixed); err != nil {
+		return err
+	}
 	for _, kt := range t.KPIs {
-		fmt.Fprintf(w, "\n%s (%s, %s)\n", kt.KPI, kt.Unit, kt.Direction())
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "entry\tA\tB\tdelta\t\tverdict")
+		fmt.Fprintf(w, "\n%s\n", texttable.Cut(fmt.Sprintf("%s (%s, %s)", kt.KPI, kt.displayUnit(), kt.Direction()), texttable.Width))
+		tab := texttable.Table{Header: []string{"entry", "A", "B", "delta", "", "verdict"}, Cut: []int{0}}
 		for _, r := range kt.allRows() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Entry, kt.center(r.A), kt.center(r.B), r.delta(), r.stat(), r.Verdict)
+			tab.Rows = append(tab.Rows, []string{r.Entry, kt.centerIn(r.A, kt.bare), kt.centerIn(r.B, kt.bare), r.delta(), r.stat(), r.Verdict})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := tab.Write(w); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w)
 	for _, l := range t.footer() {
-		fmt.Fprintln(w, l)
+		if err := texttable.WriteWrapped(w, l); err != nil {
+			return err
+		}
 	}
 	return nil
 }

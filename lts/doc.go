@@ -17,11 +17,13 @@
 // History flows through three types:
 //
 //   - Query selects stored runs: a workload, KPI labels (models.Filter, the
-//     one filter syntax "k=v1:v2,k2=v", compared here as strings), a time
-//     range, the KPIs wanted and a page size.
+//     one filter syntax "k=v1:v2,k2=v", compared here as strings), builds
+//     by id or commit prefix, a time range, the KPIs wanted and a page
+//     size.
 //   - Store keeps payloads (Put, idempotent by test_uuid) and answers a
 //     Query with Records (what history reads), whole Payloads, or a Count,
-//     always every match in (start, test_uuid) order, paging internally.
+//     always every match in (start, test_uuid) order, paging internally;
+//     LabelNames lists the labels its runs have.
 //   - Record is one stored run: test_uuid, time, workload, exit code, build
 //     (metadata.build), labels, and KPI values with their definitions
 //     (unit, help, direction). Regression analysis, the KPI history plots

@@ -3,6 +3,8 @@ package lts
 import (
 	"context"
 	"iter"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/seshat-bench/seshat/models"
@@ -105,6 +107,19 @@ func (m *Memory) Payloads(ctx context.Context, q Query) iter.Seq2[*models.Payloa
 func (m *Memory) Count(_ context.Context, q Query) (int64, error) {
 	ps, err := m.matches(q)
 	return int64(len(ps)), err
+}
+
+// LabelNames returns the label names of the stored payloads, sorted.
+func (m *Memory) LabelNames(context.Context) ([]string, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	names := map[string]bool{}
+	for _, p := range m.payloads {
+		for k := range p.Metadata.Labels {
+			names[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names)), nil
 }
 
 func (m *Memory) String() string { return m.name }

@@ -2,6 +2,7 @@ package lts
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
@@ -19,6 +20,12 @@ type Query struct {
 	// values, compared as strings (the --filters syntax of `seshat
 	// history`, models.ParseFilter). Names are label names (snake_case).
 	Labels models.Filter
+	// Builds selects the runs of these builds (metadata.build.id, compared
+	// as strings), and Commits the runs whose build's commit starts with
+	// one of these (at least MinCommitPrefix characters: a short commit as
+	// git abbreviates it, or the whole). A run that names no build matches
+	// neither. Given both, a run must match both.
+	Builds, Commits []string
 	// Since (inclusive) and Until (exclusive) bound the run's start; zero
 	// means unbounded.
 	Since, Until time.Time
@@ -31,8 +38,22 @@ type Query struct {
 	PageSize int
 }
 
+// MinCommitPrefix is the shortest commit prefix Query.Commits accepts:
+// git's shortest abbreviation; shorter ones match too much by chance.
+const MinCommitPrefix = 4
+
 // Check refuses queries no store could answer (InvalidInput).
 func (q Query) Check() error {
+	for _, b := range q.Builds {
+		if b == "" {
+			return exitcode.Errorf(exitcode.InvalidInput, "build: an empty build id")
+		}
+	}
+	for _, c := range q.Commits {
+		if len(c) < MinCommitPrefix {
+			return exitcode.Errorf(exitcode.InvalidInput, "commit %q: give at least %d characters of the commit", c, MinCommitPrefix)
+		}
+	}
 	for _, name := range q.Labels.Names() {
 		if !models.IsSnakeCase(name) {
 			return exitcode.Errorf(exitcode.InvalidInput, "label %q: not a label name (snake_case)", name)
@@ -63,7 +84,24 @@ func (q Query) Match(p *models.Payload) bool {
 		!q.Until.IsZero() && !m.Start.Before(q.Until):
 		return false
 	}
-	return q.Labels.Match(m.Labels)
+	return q.MatchBuild(m.Build) && q.Labels.Match(m.Labels)
+}
+
+// MatchBuild tells whether a run's build answers Builds and Commits.
+func (q Query) MatchBuild(b *models.Build) bool {
+	if len(q.Builds) == 0 && len(q.Commits) == 0 {
+		return true
+	}
+	if b == nil {
+		return false
+	}
+	if len(q.Builds) > 0 && !slices.Contains(q.Builds, b.ID) {
+		return false
+	}
+	if len(q.Commits) > 0 && !slices.ContainsFunc(q.Commits, func(c string) bool { return strings.HasPrefix(b.Commit, c) }) {
+		return false
+	}
+	return true
 }
 
 // PageSizeOr is the query's page size, else def.

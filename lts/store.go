@@ -39,6 +39,10 @@ type Store interface {
 	Payloads(ctx context.Context, q Query) iter.Seq2[*models.Payload, error]
 	// Count counts the runs matching q.
 	Count(ctx context.Context, q Query) (int64, error)
+	// LabelNames returns the names of the labels that stored runs have,
+	// sorted: what a Query's Labels can match, and the vocabulary of a
+	// message naming a label no run has.
+	LabelNames(ctx context.Context) ([]string, error)
 	// String names the store for messages, without credentials.
 	String() string
 	Close() error

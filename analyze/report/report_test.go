@@ -175,3 +175,36 @@ func TestHTMLIsDeterministic(t *testing.T) {
 		t.Errorf("figure: %v", err)
 	}
 }
+
+// TestTextFitsATerminal: the stdout table of entries that differ in many
+// labels and in a long comparison value (a BLAS library path, as the PIs
+// recorded it once) fits texttable.Width columns: the shared labels are
+// said once above it, each row keeps what differs, long cells are cut and
+// notes go below the table.
+func TestTextFitsATerminal(t *testing.T) {
+	t.Parallel()
+	const blas = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so,/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"
+	rep := synthetic(3, analyze.StatusRegression)
+	rep.Fixed = map[string]string{"cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", "os": "debian 12", "pi": "matmul"}
+	for i, e := range rep.Entries {
+		e.Name = fmt.Sprintf("backend=numpy dtype=float32 matrix_size=%d openblas_num_threads=%d input_channels=3 strides=1", 128<<i, i+1)
+		e.Comparison = map[string]string{"framework_version": "1.24.2", "blas": blas, "os": "debian 12"}
+		if i == 2 {
+			e.Comparison["blas"] = "mkl 2023.1"
+		}
+	}
+	noisy := rep.Entries[1].Results[0]
+	noisy.Status, noisy.Failing = analyze.StatusNoisy, false
+	noisy.Result.Reason = strings.Repeat("too noisy to judge, changes cannot be told from this series' noise; ", 3)
+	rep.Summary.Regressions, rep.Summary.Failing, rep.Summary.Noisy = 2, 2, 1
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	golden.Check(t, filepath.Join("testdata", "text_wide.txt"), b.Bytes(), *update)
+}

@@ -117,7 +117,17 @@ func renderCLIReference(root *cobra.Command) string {
 	w("and one of two meanings, said in each verb's table: the verbs that parse a results directory\n")
 	w("(`parse`, `kpis`, `upload`, `visualize`, `regression`) select entries by *setting*, values\n")
 	w("read as YAML (`matrix_size=512` matches the number); `history` selects stored runs by *KPI\n")
-	w("label*, values compared as text, as `regression --ignored-entries` does.\n\n")
+	w("label*, values compared as text, as `regression --ignored-entries` does (and `build=ID`,\n")
+	w("`commit=PREFIX` select builds).\n\n")
+	w("Text tables (`regression`, `compare`, `history`) fit 100 columns: the labels every row shares\n")
+	w("are printed once above the table (`key: value`), each row shows the labels that differ, a cell\n")
+	w("still too long is cut with `…`, and long notes are numbered below the table. The whole data\n")
+	w("is in `--format json` (`history`, `compare`; `csv` too for `compare`) and in the files of\n")
+	w("`regression --report-dir`.\n\n")
+	w("Shell completion (`seshat completion bash|zsh|fish|powershell`) offers the values of the\n")
+	w("enumerated flags, the experiments of the benchmark file for `run --expe` (`--benchmark`, else\n")
+	w("the config file's `run.benchmark`), and the builds of the store for the `build:ID` sides of\n")
+	w("`compare` (`--store`, latest first).\n\n")
 
 	w("## Exit status\n\n| status | meaning |\n|---|---|\n")
 	for _, e := range exitCodes {

@@ -46,5 +46,6 @@ or a build has no run, 2 with --fail-on-worse when a KPI got worse in B.`,
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store of the build:ID sides: sqlite:PATH or http(s)://host:port (OpenSearch)")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "store", "lts.store")
+	cmd.ValidArgsFunction = completeSides(g, &o.Store, &o.Connection)
 	return cmd
 }

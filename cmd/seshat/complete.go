@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,4 +86,57 @@ func registerCompletions(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// completeExpe completes `run --expe` with the experiments of the benchmark
+// file: --benchmark, else the one the config file or the environment
+// names (resolved as a run would). Nothing when there is none or it does
+// not load.
+func completeExpe(g *globals, benchmark *string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if err := g.setup(cmd); err != nil || *benchmark == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		names, err := pipeline.ExperimentNames(*benchmark)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return matching(names, typed), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeSides completes the sides of `compare`: build:ID with the builds
+// of the store (--store, resolved as compare would; the latest first, with
+// their commit and run count) once what is typed can only be one, else
+// file names (a results directory, an LTS file).
+func completeSides(g *globals, store *string, conn *pipeline.StoreConnection) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= 2 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if !strings.HasPrefix(typed, compare.BuildPrefix) && !(typed != "" && strings.HasPrefix(compare.BuildPrefix, typed)) {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		if err := g.setup(cmd); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		g.credentials(conn)
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		builds, err := pipeline.StoredBuilds(ctx, g.env(), *store, *conn)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		values := make([]string, len(builds))
+		for i, b := range builds {
+			desc := fmt.Sprintf("%d runs, %s", b.Runs, b.Last.UTC().Format("2006-01-02 15:04"))
+			if b.Commit != "" {
+				desc = b.Commit[:min(7, len(b.Commit))] + ", " + desc
+			}
+			values[i] = compare.BuildPrefix + b.ID + "\t" + desc
+		}
+		return matching(values, typed), cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -39,7 +39,7 @@ func TestRegressionConfirmAutoDecides(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "0 finding(s) confirmed, 1 cleared, 0 undecided after 1 round(s) (every result decided) by 5 more run(s)") {
 		t.Fatalf("slow phase: exit %d, want 0 with the finding cleared after one round:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "cleared by re-running (1 round(s)): ") {
+	if !strings.Contains(unwrapped(r.stdout), "cleared by re-running (1 round(s)): ") {
 		t.Errorf("the table does not say what was cleared in how many rounds:\n%s", r.stdout)
 	}
 	if got := len(runDirsOf(t, slow)); got != 10 {
@@ -115,7 +115,7 @@ func TestRegressionConfirmAutoBudget(t *testing.T) {
 			t.Errorf("%v: exit %d, want 0 and %q:\n%s%s", c.flags, r.code, c.text, r.stdout, r.stderr)
 			continue
 		}
-		if !strings.Contains(r.stdout, "still undecided by re-running") {
+		if !strings.Contains(unwrapped(r.stdout), "still undecided by re-running") {
 			t.Errorf("%v: the table does not say the result is undecided:\n%s", c.flags, r.stdout)
 		}
 		conf := summary(t, filepath.Join(h.dir, "r-"+c.stopped))["confirm"].(map[string]any)

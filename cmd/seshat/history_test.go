@@ -1,10 +1,40 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/models"
 )
+
+// historyRuns returns the runs the history table lists, by the short
+// test_uuid of its rows, each once.
+func historyRuns(stdout string) []string {
+	seen := map[string]bool{}
+	var runs []string
+	row := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\S+ `)
+	for _, line := range strings.Split(stdout, "\n") {
+		if !row.MatchString(line) {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(f) {
+				if !seen[f] {
+					seen[f] = true
+					runs = append(runs, f)
+				}
+				break
+			}
+		}
+	}
+	return runs
+}
 
 // uploadedShipped is a store holding the valid payloads of the shipped tree.
 func uploadedShipped(t *testing.T) string {
@@ -41,10 +71,13 @@ func TestHistoryQueries(t *testing.T) {
 		name  string
 		args  []string
 		code  int
-		lines int    // table rows, header excluded
+		lines int    // runs listed
 		want  string // in stdout (or stderr when the exit code is not 0)
 	}{
 		{"all", nil, 0, 8, "TIME"},
+		{"misspelt label", []string{"--filters", "matrx_size=128"}, 4, 0, `no stored payload has the label "matrx_size"; nearest: matrix_size`},
+		{"unknown label", []string{"--filters", "backend=numpy,colour=red"}, 4, 0, `no stored payload has the label "colour"; labels there are: backend, blas,`},
+		{"short commit", []string{"--filters", "commit=abc"}, 4, 0, `commit "abc": give at least 4 characters`},
 		{"one label", []string{"--filters", "backend=gonum"}, 0, 4, "baf4c97d"},
 		{"two values", []string{"--filters", "matrix_size=256:512"}, 0, 3, "c3c7b792"},
 		{"two labels", []string{"--filters", "backend=gonum,dtype=float32"}, 0, 3, "1e250c70"},
@@ -69,9 +102,8 @@ func TestHistoryQueries(t *testing.T) {
 				}
 				return
 			}
-			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-			if len(lines)-1 != tt.lines || !strings.Contains(r.stdout, tt.want) {
-				t.Errorf("%d rows, want %d, with %q:\n%s", len(lines)-1, tt.lines, tt.want, r.stdout)
+			if runs := historyRuns(r.stdout); len(runs) != tt.lines || !strings.Contains(r.stdout, tt.want) {
+				t.Errorf("%d runs, want %d, with %q:\n%s", len(runs), tt.lines, tt.want, r.stdout)
 			}
 		})
 	}
@@ -83,5 +115,73 @@ func TestHistoryWithoutStore(t *testing.T) {
 	r := runSeshat(t, nil, "history", "--store", "sqlite:"+db)
 	if r.code != 3 || !strings.Contains(r.stderr, "does not exist") {
 		t.Errorf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+}
+
+// nightlyStore is a store of three builds of five runs each, on three
+// matrix sizes; two commits share a prefix.
+func nightlyStore(t *testing.T) string {
+	t.Helper()
+	url := storeURL(t)
+	st, err := lts.Open(context.Background(), url, lts.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ps := ltstest.Payloads(15, ltstest.Options{Series: 3, Samples: 5, Seed: 23})
+	commits := []string{"3f2a9c1e5b0d", "3f2a07d2aa41", "8e41d07c3f99"}
+	for i, p := range ps {
+		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%02d", i/5+1), Commit: commits[i/5]}
+	}
+	if _, err := st.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// TestHistoryBuilds: the table shows each run's build, so three builds of
+// five runs can be seen (golden), and --filters selects by build id and
+// commit prefix.
+func TestHistoryBuilds(t *testing.T) {
+	t.Parallel()
+	st := nightlyStore(t)
+	r := runSeshat(t, nil, "history", "--store", st)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	checkGolden(t, "history_builds.txt", r.stdout)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("a line of %d columns: %s", n, line)
+		}
+	}
+	for _, tt := range []struct {
+		filters string
+		runs    int
+		builds  []string
+	}{
+		{"build=nightly-02", 5, []string{"nightly-02 3f2a07d"}},
+		{"build=nightly-01:nightly-03", 10, []string{"nightly-01 3f2a9c1", "nightly-03 8e41d07"}},
+		{"commit=3f2a", 10, []string{"nightly-01 3f2a9c1", "nightly-02 3f2a07d"}},
+		{"commit=8e41d07c3f99", 5, []string{"nightly-03 8e41d07"}},
+		{"commit=3f2a,build=nightly-02,matrix_size=" + ltstest.MatrixSize(1), 1, []string{"nightly-02 3f2a07d"}},
+	} {
+		r := runSeshat(t, nil, "history", "--store", st, "--filters", tt.filters)
+		if r.code != 0 {
+			t.Errorf("--filters %s: exit %d\n%s", tt.filters, r.code, r.stderr)
+			continue
+		}
+		if runs := historyRuns(r.stdout); len(runs) != tt.runs {
+			t.Errorf("--filters %s: %d runs, want %d:\n%s", tt.filters, len(runs), tt.runs, r.stdout)
+		}
+		for _, b := range tt.builds {
+			if !strings.Contains(r.stdout, b) {
+				t.Errorf("--filters %s: build %q not shown:\n%s", tt.filters, b, r.stdout)
+			}
+		}
+	}
+	r = runSeshat(t, nil, "history", "--store", st, "--filters", "build=nightly-1")
+	if r.code != 3 || !strings.Contains(r.stderr, "no stored payload") {
+		t.Errorf("an unknown build: exit %d, want 3\n%s", r.code, r.stderr)
 	}
 }

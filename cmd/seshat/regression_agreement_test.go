@@ -128,15 +128,14 @@ func readAgreement(t *testing.T, r result, reports string) agreement {
 
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
 	a.stdoutLast = lines[len(lines)-1]
-	for _, l := range lines[1:] {
-		if l == "" {
-			break // the table ends; the outcome follows
-		}
+	for _, l := range lines {
+		// The table's rows start with the entry's number (the shared
+		// labels above it, the KPI headings and the notes do not).
 		f := strings.Fields(l)
-		if len(f) < 3 {
+		if len(f) < 3 || strings.Trim(f[0], "0123456789") != "" {
 			continue
 		}
-		// The status and CI columns follow the KPI.
+		// The status and CI columns follow the entry's name.
 		for i := 1; i+1 < len(f); i++ {
 			switch f[i] {
 			case "regression", "improvement", "acknowledged", "ok", "noisy", "no-history", "not-analyzed":

@@ -54,5 +54,6 @@ invalid benchmark file.`,
 	config.BindKey(f, "commit", "run.commit")
 	config.BindKey(f, "ref", "run.ref")
 	config.BindKey(f, "cpus", "run.cpus")
+	_ = cmd.RegisterFlagCompletionFunc("expe", completeExpe(g, &o.Benchmark))
 	return cmd
 }

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/hbollon/go-edlib"
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/internal/texttable"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -68,6 +71,9 @@ func History(ctx context.Context, env Env, opts HistoryOptions) error {
 		records = append(records, r)
 	}
 	if len(records) == 0 {
+		if err := unknownLabels(ctx, s, q.Labels); err != nil {
+			return err
+		}
 		return exitcode.Errorf(exitcode.NoData, "no stored payload in %s matches", s)
 	}
 	out := opts.Output
@@ -95,6 +101,10 @@ func historyQuery(opts HistoryOptions) (lts.Query, error) {
 	if err != nil {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
 	}
+	// build= and commit= select by metadata.build, not by a label.
+	q.Builds, q.Commits = labels[FilterBuild], labels[FilterCommit]
+	delete(labels, FilterBuild)
+	delete(labels, FilterCommit)
 	q.Labels = labels
 	if q.Since, err = parseHistoryTime(opts.Since); err != nil {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--since: %w", err)
@@ -103,9 +113,70 @@ func historyQuery(opts HistoryOptions) (lts.Query, error) {
 		return q, exitcode.Errorf(exitcode.InvalidInput, "--until: %w", err)
 	}
 	if err := q.Check(); err != nil {
-		return q, err
+		return q, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
 	}
 	return q, nil
+}
+
+// The keys of --filters that select by build rather than by label: the
+// build's id, and its commit (a prefix of at least lts.MinCommitPrefix
+// characters, as git abbreviates it).
+const (
+	FilterBuild  = "build"
+	FilterCommit = "commit"
+)
+
+// unknownLabels refuses a filter that names a label no stored run has (a
+// typo, or a setting that is not a label), naming the nearest label names;
+// nil when every label named exists, or the store has none at all (empty).
+func unknownLabels(ctx context.Context, s lts.Store, f models.Filter) error {
+	if len(f) == 0 {
+		return nil
+	}
+	names, err := s.LabelNames(ctx)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	var problems []string
+	for _, name := range f.Names() {
+		if slices.Contains(names, name) {
+			continue
+		}
+		msg := fmt.Sprintf("no stored payload has the label %q", name)
+		if near := nearest(name, names); len(near) > 0 {
+			msg += "; nearest: " + strings.Join(near, ", ")
+		} else {
+			msg += "; labels there are: " + strings.Join(names, ", ")
+		}
+		problems = append(problems, msg)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return exitcode.Errorf(exitcode.InvalidInput, "--filters: %s (in %s; %s= and %s= select builds)", strings.Join(problems, "; "), s, FilterBuild, FilterCommit)
+}
+
+// nearest returns the names closest to name by optimal string alignment
+// distance (a swap of two letters is one edit), at most three, within a
+// third of name's length (at least two edits), closest first.
+func nearest(name string, names []string) []string {
+	limit := max(2, len(name)/3)
+	type near struct {
+		name string
+		d    int
+	}
+	var found []near
+	for _, n := range names {
+		if d := edlib.OSADamerauLevenshteinDistance(name, n); d <= limit {
+			found = append(found, near{n, d})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
+	var out []string
+	for _, n := range found[:min(3, len(found))] {
+		out = append(out, n.name)
+	}
+	return out
 }
 
 // parseHistoryTime reads RFC 3339 or a date (UTC midnight); "" is no bound.
@@ -137,73 +208,120 @@ func displayKPI(r lts.Record, kpi string) string {
 	return strings.TrimSpace(strconv.FormatFloat(v, 'g', 4, 64) + " " + r.Defs[kpi].Unit)
 }
 
-// writeHistoryTable writes the records as aligned columns: time, test_uuid,
-// exit code when some run failed, the labels whose values differ between
-// records (sorted), then every KPI (sorted).
+// writeHistoryTable writes the records for a terminal (texttable): the
+// labels every record shares, one "key: value" line each; then a section
+// per KPI (sorted), headed by its unit and direction, with a row per run
+// that has it, in time order: the start, the build (its id and short
+// commit), the run (the first 8 characters of its test_uuid), the value
+// without its unit, and the labels whose values differ between records
+// (those with the shortest values first, a long one cut);
+// last, the runs without KPIs (failed runs) with their exit code.
 func writeHistoryTable(w io.Writer, records []lts.Record) error {
-	labelValues := map[string]map[string]bool{}
+	sets := make([]map[string]string, len(records))
 	kpiNames := map[string]bool{}
-	failed := false
-	for _, r := range records {
+	for i, r := range records {
+		sets[i] = r.Labels
 		for k := range r.Values {
 			kpiNames[k] = true
 		}
-		if r.ExitCode != nil && *r.ExitCode != 0 {
-			failed = true
-		}
-		for k := range r.Labels {
-			labelValues[k] = map[string]bool{}
-		}
 	}
+	common, varying := texttable.Common(sets)
+	// The labels with short values first: a cut row keeps most of them.
+	widest := map[string]int{}
 	for _, r := range records {
-		for k := range labelValues {
-			v, ok := r.Labels[k]
-			if !ok {
-				v = "\x00absent"
-			}
-			labelValues[k][v] = true
-		}
-	}
-	var varying []string
-	for k, vs := range labelValues {
-		if len(vs) > 1 {
-			varying = append(varying, k)
-		}
-	}
-	sort.Strings(varying)
-	kpis := make([]string, 0, len(kpiNames))
-	for k := range kpiNames {
-		kpis = append(kpis, k)
-	}
-	sort.Strings(kpis)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := []string{"TIME", "TEST_UUID"}
-	if failed {
-		header = append(header, "EXIT")
-	}
-	header = append(append(header, varying...), kpis...)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range records {
-		row := []string{r.Time.UTC().Format(time.RFC3339), r.TestUUID}
-		if failed {
-			code := "-"
-			if r.ExitCode != nil {
-				code = strconv.Itoa(*r.ExitCode)
-			}
-			row = append(row, code)
-		}
 		for _, k := range varying {
-			v, ok := r.Labels[k]
-			if !ok {
-				v = "-"
-			}
-			row = append(row, v)
+			widest[k] = max(widest[k], len(r.Labels[k]))
 		}
-		for _, k := range kpis {
-			row = append(row, displayKPI(r, k))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
-	return tw.Flush()
+	slices.SortStableFunc(varying, func(a, b string) int { return widest[a] - widest[b] })
+	if err := texttable.WriteCommon(w, common); err != nil {
+		return err
+	}
+	if len(common) > 0 {
+		fmt.Fprintln(w)
+	}
+	tab := texttable.Table{Header: []string{"TIME", "BUILD", "RUN", "VALUE", "LABELS"}, Cut: []int{1, 4}, Right: []int{3}}
+	row := func(r lts.Record, value string) []string {
+		var labels []string
+		for _, k := range varying {
+			if v, ok := r.Labels[k]; ok {
+				labels = append(labels, k+"="+v)
+			}
+		}
+		return []string{r.Time.UTC().Format(time.RFC3339), buildCell(r), shortUUID(r.TestUUID), value, strings.Join(labels, " ")}
+	}
+	for _, kpi := range slices.Sorted(maps.Keys(kpiNames)) {
+		heading := false
+		for _, r := range records {
+			if _, ok := r.Values[kpi]; !ok {
+				continue
+			}
+			if !heading {
+				tab.Rows = append(tab.Rows, []string{historyHeading(r, kpi)})
+				heading = true
+			}
+			tab.Rows = append(tab.Rows, row(r, bareKPI(r, kpi)))
+		}
+	}
+	heading := false
+	for _, r := range records {
+		if len(r.Values) > 0 {
+			continue
+		}
+		if !heading {
+			tab.Rows = append(tab.Rows, []string{"runs without KPIs (exit code)"})
+			heading = true
+		}
+		code := "-"
+		if r.ExitCode != nil {
+			code = "exit " + strconv.Itoa(*r.ExitCode)
+		}
+		tab.Rows = append(tab.Rows, row(r, code))
+	}
+	return tab.Write(w)
+}
+
+// buildCell names a run's build: its id and short commit, "-" for a run
+// that names none.
+func buildCell(r lts.Record) string {
+	if r.Build == nil || r.Build.ID == "" {
+		return "-"
+	}
+	if c := r.Build.Commit; c != "" && !strings.HasPrefix(r.Build.ID, c[:min(7, len(c))]) {
+		return r.Build.ID + " " + c[:min(7, len(c))]
+	}
+	return r.Build.ID
+}
+
+// shortUUID is a test_uuid's first 8 characters, as a table shows it.
+func shortUUID(id string) string { return id[:min(8, len(id))] }
+
+// historyUnit is the unit displayKPI writes a KPI of a record in.
+func historyUnit(r lts.Record, kpi string) string {
+	if w, ok := ltsLookup(r.Workload); ok {
+		if d, ok := w.KPIs().Definition(kpi); ok {
+			if d.DisplayUnit != "" {
+				return d.DisplayUnit
+			}
+			return d.Unit
+		}
+	}
+	return r.Defs[kpi].Unit
+}
+
+// bareKPI is displayKPI less the unit the section's heading names.
+func bareKPI(r lts.Record, kpi string) string {
+	return strings.TrimSuffix(displayKPI(r, kpi), " "+historyUnit(r, kpi))
+}
+
+// historyHeading heads a KPI's section: its name, unit and direction.
+func historyHeading(r lts.Record, kpi string) string {
+	dir := "higher is better"
+	if r.Defs[kpi].LowerBetter {
+		dir = "lower is better"
+	}
+	if unit := historyUnit(r, kpi); unit != "" {
+		return fmt.Sprintf("%s (%s, %s)", kpi, unit, dir)
+	}
+	return fmt.Sprintf("%s (%s)", kpi, dir)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +20,8 @@ type OpenFunc func(t testing.TB, opts lts.StoreOptions) lts.Store
 
 // Conformance runs the tests every lts.Store must pass against stores that
 // open makes: idempotent Put, the order, completeness and conditions of
-// queries, records that say what payloads say, refused queries. Each
+// queries (labels, builds, commits, time), records that say what payloads
+// say, refused queries, label names. Each
 // backend's tests call it, so that history never depends on the backend.
 func Conformance(t *testing.T, open OpenFunc) {
 	for _, tt := range []struct {
@@ -33,6 +36,7 @@ func Conformance(t *testing.T, open OpenFunc) {
 		{"QueryStopsWhenAsked", queryStopsWhenAsked},
 		{"QueryRefusesBadQueries", queryRefusesBadQueries},
 		{"QueryReturnsEverything", queryReturnsEverything},
+		{"LabelNames", labelNames},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -219,6 +223,14 @@ func query(t *testing.T, open OpenFunc) {
 	s := open(t, lts.StoreOptions{PageSize: 4})
 	// 30 payloads, 3 series, every 5th starting with the one before it.
 	ps := Payloads(30, Options{Series: 3, TieEvery: 5, Seed: 4})
+	// Three builds of ten runs each, the first five runs without one;
+	// two commits share a prefix.
+	commits := []string{"3f2a9c1e5b", "3f2a07d2aa", "8e41d07c3f"}
+	for i, p := range ps[5:] {
+		b := (i + 5) / 10
+		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%02d", b), Commit: commits[b]}
+	}
+	inBuild := func(i int, builds ...int) bool { return i >= 5 && slices.Contains(builds, i/10) }
 	// Stored out of order: the order must come from the query.
 	shuffled := append([]*models.Payload(nil), ps[15:]...)
 	shuffled = append(shuffled, ps[:15]...)
@@ -244,6 +256,16 @@ func query(t *testing.T, open OpenFunc) {
 		{"other workload", lts.Query{Workload: "serving"}, func(int) bool { return false }},
 		{"unknown value", lts.Query{Labels: models.Filter{"device": {"tpu"}}}, func(int) bool { return false }},
 		{"unknown label", lts.Query{Labels: models.Filter{"no_such_label": {"x"}}}, func(int) bool { return false }},
+		{"build", lts.Query{Builds: []string{"nightly-01"}}, func(i int) bool { return inBuild(i, 1) }},
+		{"two builds", lts.Query{Builds: []string{"nightly-00", "nightly-02"}, PageSize: 3}, func(i int) bool { return inBuild(i, 0, 2) }},
+		{"unknown build", lts.Query{Builds: []string{"nightly-1"}}, func(int) bool { return false }},
+		{"whole commit", lts.Query{Commits: []string{commits[2]}}, func(i int) bool { return inBuild(i, 2) }},
+		{"commit prefix of two", lts.Query{Commits: []string{"3f2a"}}, func(i int) bool { return inBuild(i, 0, 1) }},
+		{"commit prefix of one", lts.Query{Commits: []string{"3f2a0", "ffff"}}, func(i int) bool { return inBuild(i, 1) }},
+		{"build and commit", lts.Query{Builds: []string{"nightly-00", "nightly-02"}, Commits: []string{"3f2a"}}, func(i int) bool { return inBuild(i, 0) }},
+		{"build and series", lts.Query{Builds: []string{"nightly-02"}, Labels: models.Filter{"matrix_size": {MatrixSize(1)}}},
+			func(i int) bool { return inBuild(i, 2) && i%3 == 1 }},
+		{"build and time", lts.Query{Commits: []string{"3f2a"}, Until: at(12)}, func(i int) bool { return inBuild(i, 0, 1) && at(i).Before(at(12)) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,6 +398,8 @@ func queryRefusesBadQueries(t *testing.T, open OpenFunc) {
 		{Labels: models.Filter{"device": {}}},
 		{KPIs: []string{"Rate"}},
 		{Since: Start, Until: Start},
+		{Builds: []string{""}},
+		{Commits: []string{"3f2"}},
 	} {
 		if _, err := s.Count(context.Background(), q); exitcode.Of(err) != exitcode.InvalidInput {
 			t.Errorf("Count(%+v) = %v, want invalid input", q, err)
@@ -390,6 +414,47 @@ func queryRefusesBadQueries(t *testing.T, open OpenFunc) {
 				t.Errorf("Records(%+v) = %v, want invalid input", q, err)
 			}
 		}
+	}
+}
+
+// labelNames: the names of the labels that stored runs have, and only
+// those: a label no run has any more is gone.
+func labelNames(t *testing.T, open OpenFunc) {
+	s := open(t, lts.StoreOptions{})
+	names := func() []string {
+		t.Helper()
+		got, err := s.LabelNames(context.Background())
+		if err != nil {
+			t.Fatalf("LabelNames: %v", err)
+		}
+		return got
+	}
+	if got := names(); len(got) != 0 {
+		t.Errorf("empty store: label names %v, want none", got)
+	}
+	ps := Payloads(3, Options{Series: 3, Seed: 12})
+	ps[1].Metadata.Labels["openblas_num_threads"] = "1"
+	if _, err := s.Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, p := range ps {
+		for k := range p.Metadata.Labels {
+			want[k] = true
+		}
+	}
+	got := names()
+	if !slices.IsSorted(got) || fmt.Sprint(got) != fmt.Sprint(slices.Sorted(maps.Keys(want))) {
+		t.Errorf("label names %v, want %v", got, slices.Sorted(maps.Keys(want)))
+	}
+	replaced := *ps[1]
+	replaced.Metadata.Labels = maps.Clone(ps[1].Metadata.Labels)
+	delete(replaced.Metadata.Labels, "openblas_num_threads")
+	if _, err := s.Put(context.Background(), []*models.Payload{&replaced}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); slices.Contains(got, "openblas_num_threads") || len(got) != len(want)-1 {
+		t.Errorf("after the only run with openblas_num_threads lost it: label names %v", got)
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -956,6 +958,16 @@ func searchQuery(q lts.Query) map[string]any {
 	if q.Workload != "" {
 		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.workload": []string{q.Workload}}})
 	}
+	if len(q.Builds) > 0 {
+		filters = append(filters, map[string]any{"terms": map[string]any{"metadata.build.id": q.Builds}})
+	}
+	if len(q.Commits) > 0 {
+		var prefixes []any
+		for _, c := range q.Commits {
+			prefixes = append(prefixes, map[string]any{"prefix": map[string]any{"metadata.build.commit": c}})
+		}
+		filters = append(filters, map[string]any{"bool": map[string]any{"should": prefixes, "minimum_should_match": 1}})
+	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		r := map[string]any{}
 		if !q.Since.IsZero() {
@@ -990,12 +1002,17 @@ func (s *store) Count(ctx context.Context, q lts.Query) (int64, error) {
 	if err := q.Check(); err != nil {
 		return 0, err
 	}
-	body, err := json.Marshal(map[string]any{"query": searchQuery(q)})
+	return s.count(ctx, s.newBackoff(), searchQuery(q))
+}
+
+// count counts the payloads matching an OpenSearch query.
+func (s *store) count(ctx context.Context, b *backoff, query map[string]any) (int64, error) {
+	body, err := json.Marshal(map[string]any{"query": query})
 	if err != nil {
 		return 0, err
 	}
 	var stats lts.PutStats
-	r, err := s.do(ctx, s.newBackoff(), &stats, "count", func() opensearchapi.Request {
+	r, err := s.do(ctx, b, &stats, "count", func() opensearchapi.Request {
 		return opensearchapi.CountRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
 	if err != nil {
@@ -1014,6 +1031,52 @@ func (s *store) Count(ctx context.Context, q lts.Query) (int64, error) {
 		return 0, fmt.Errorf("%s: count: unreadable answer: %s", s, errorReason(r.body))
 	}
 	return *ans.Count, nil
+}
+
+// labelsField is the object of the labels in the payload index.
+const labelsField = "metadata.labels."
+
+// LabelNames asks the payload index which label fields it maps
+// (_field_caps), then keeps those that a stored payload has (a count with
+// an exists query each): the index template maps every label the
+// workloads declare, used or not. It is a handful of requests, asked when
+// a filter matched nothing.
+func (s *store) LabelNames(ctx context.Context) ([]string, error) {
+	var stats lts.PutStats
+	b := s.newBackoff()
+	r, err := s.do(ctx, b, &stats, "field_caps", func() opensearchapi.Request {
+		return opensearchapi.FieldCapsRequest{Index: []string{s.names.Payloads()}, Fields: []string{labelsField + "*"}}
+	}, http.StatusNotFound)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	if indexMissing(r) {
+		return nil, nil
+	}
+	if r.status == http.StatusNotFound {
+		return nil, fmt.Errorf("%s: field_caps: HTTP 404: %s", s, errorReason(r.body))
+	}
+	var ans struct {
+		Fields map[string]json.RawMessage `json:"fields"`
+	}
+	if err := json.Unmarshal(r.body, &ans); err != nil {
+		return nil, fmt.Errorf("%s: field_caps: unreadable answer: %s", s, errorReason(r.body))
+	}
+	var names []string
+	for _, field := range slices.Sorted(maps.Keys(ans.Fields)) {
+		name, ok := strings.CutPrefix(field, labelsField)
+		if !ok || strings.Contains(name, ".") { // a multi-field (.keyword) of a label
+			continue
+		}
+		n, err := s.count(ctx, b, map[string]any{"exists": map[string]any{"field": field}})
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
 
 // Payloads yields the whole payloads of the matches.

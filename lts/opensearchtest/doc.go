@@ -13,11 +13,13 @@
 //     index and delete actions with _index and _id, per-item results
 //     (created, updated, deleted, not_found, or an error) and "errors";
 //   - GET|POST /{index}/_search: match_all, bool (filter, must, should,
-//     must_not, minimum_should_match as a count), terms, range (gt, gte,
-//     lt, lte) and ids queries; sort as [{field: {order}}]; search_after,
+//     must_not, minimum_should_match as a count), terms, prefix (keywords,
+//     short form), exists, range (gt, gte, lt, lte) and ids queries; sort as [{field: {order}}]; search_after,
 //     strict (ties with the cursor are skipped); size up to 10,000;
 //     _source true, false or {"excludes": [dotted paths]};
 //   - GET|POST /{index}/_count with a query;
+//   - GET|POST /{index}/_field_caps?fields=: the mapped fields matching
+//     names or prefix patterns, with their types;
 //   - GET|POST /{index,...}/_refresh[?ignore_unavailable=true].
 //
 // Data flows as in OpenSearch: a write parses the source and indexes each

@@ -18,6 +18,7 @@ const (
 	EndpointSearch        Endpoint = "search"         // GET|POST /{index}/_search
 	EndpointCount         Endpoint = "count"          // GET|POST /{index}/_count
 	EndpointRefresh       Endpoint = "refresh"        // GET|POST /{indices}/_refresh
+	EndpointFieldCaps     Endpoint = "field_caps"     // GET|POST /{index}/_field_caps?fields=
 	EndpointOther         Endpoint = "other"          // anything else: 501
 )
 

@@ -19,7 +19,7 @@ type matcher func(id string, d *doc) bool
 
 // queryOf compiles a query against an index's mapping. It knows the
 // clauses the store sends: match_all, bool (filter, must, should,
-// must_not, minimum_should_match), terms, range and ids.
+// must_not, minimum_should_match), terms, prefix, exists, range and ids.
 func queryOf(raw json.RawMessage, m *mapping) (matcher, *apiError) {
 	name, body, ok := single(raw)
 	if !ok {
@@ -37,6 +37,16 @@ func queryOf(raw json.RawMessage, m *mapping) (matcher, *apiError) {
 		return termsQuery(body, m)
 	case "range":
 		return rangeQuery(body, m)
+	case "prefix":
+		return prefixQuery(body, m)
+	case "exists":
+		var e struct {
+			Field string `json:"field"`
+		}
+		if err := strictDecode(body, &e, "[exists]"); err != nil {
+			return nil, err
+		}
+		return func(_ string, d *doc) bool { return len(d.fields[e.Field]) > 0 }, nil
 	case "ids":
 		var ids struct {
 			Values []string `json:"values"`
@@ -179,6 +189,34 @@ func termsQuery(raw json.RawMessage, m *mapping) (matcher, *apiError) {
 	return func(_ string, d *doc) bool {
 		for _, have := range d.fields[field] {
 			if want[have] {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// prefixQuery matches the keywords that start with a string, in the
+// short form {"field": "prefix"}; other field types are not modelled.
+func prefixQuery(raw json.RawMessage, m *mapping) (matcher, *apiError) {
+	field, body, err := oneField(raw, "prefix")
+	if err != nil {
+		return nil, err
+	}
+	var prefix string
+	if json.Unmarshal(body, &prefix) != nil {
+		return nil, notSupported("[prefix] query on [%s]: only the short form {field: string} is modelled", field)
+	}
+	switch m.types[field] {
+	case "":
+		return matchNothing, nil
+	case "keyword":
+	default:
+		return nil, notSupported("[prefix] query on a [%s] field is not modelled (keywords only)", m.types[field])
+	}
+	return func(_ string, d *doc) bool {
+		for _, have := range d.fields[field] {
+			if s, ok := have.(string); ok && strings.HasPrefix(s, prefix) {
 				return true
 			}
 		}
@@ -545,6 +583,35 @@ func (ts *TestServer) count(rq *request) (int, any, *apiError) {
 		}
 	}
 	return http.StatusOK, map[string]any{"count": n}, nil
+}
+
+// fieldCaps answers GET|POST /{index}/_field_caps?fields=...: the fields
+// of one index's mapping matching the patterns (names, or a prefix and a
+// final "*"), each with its type, as OpenSearch lists them.
+func (ts *TestServer) fieldCaps(rq *request) (int, any, *apiError) {
+	if strings.ContainsAny(rq.target, ",*") || strings.HasPrefix(rq.target, "_") {
+		return 0, nil, notSupported("field_caps of [%s] is not modelled (one index by name)", rq.target)
+	}
+	ix := ts.indices[rq.target]
+	if ix == nil {
+		return 0, nil, indexNotFound(rq.target)
+	}
+	patterns := strings.Split(rq.params["fields"], ",")
+	for _, p := range patterns {
+		if p == "" || strings.Contains(strings.TrimSuffix(p, "*"), "*") {
+			return 0, nil, notSupported("field_caps pattern [%s] is not modelled (a name, or a prefix and a final *)", p)
+		}
+	}
+	fields := map[string]any{}
+	for field, typ := range ix.mapping.types {
+		for _, p := range patterns {
+			prefix, wild := strings.CutSuffix(p, "*")
+			if field == p || (wild && strings.HasPrefix(field, prefix)) {
+				fields[field] = map[string]any{typ: map[string]any{"type": typ, "searchable": typ != "object", "aggregatable": typ != "text" && typ != "object"}}
+			}
+		}
+	}
+	return http.StatusOK, map[string]any{"indices": []string{rq.target}, "fields": fields}, nil
 }
 
 // refresh answers POST /{indices}/_refresh: searches see the documents

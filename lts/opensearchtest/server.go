@@ -193,6 +193,8 @@ func route(method string, segs []string) (Endpoint, handler, []string) {
 		return EndpointSearch, (*TestServer).search, nil
 	case n == 2 && segs[1] == "_count" && (method == http.MethodPost || method == http.MethodGet):
 		return EndpointCount, (*TestServer).count, nil
+	case n == 2 && segs[1] == "_field_caps" && (method == http.MethodPost || method == http.MethodGet):
+		return EndpointFieldCaps, (*TestServer).fieldCaps, []string{"fields"}
 	case n == 2 && segs[1] == "_refresh" && (method == http.MethodPost || method == http.MethodGet):
 		return EndpointRefresh, (*TestServer).refresh, []string{"ignore_unavailable"}
 	}

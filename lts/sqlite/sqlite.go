@@ -705,6 +705,22 @@ func (s *store) plan(ctx context.Context, db querier, q lts.Query, table string)
 		conds = append(conds, "EXISTS (SELECT 1 FROM labels l WHERE l.value_id IN ("+placeholders(len(ids[name]))+") AND l.payload_id = p.id)")
 		sq.args = append(sq.args, ids[name]...)
 	}
+	if len(q.Builds) > 0 || len(q.Commits) > 0 {
+		builds, err := matchingBuilds(ctx, db, q)
+		if err != nil {
+			return sq, err
+		}
+		if len(builds) == 0 {
+			sq.empty = true
+			return sq, nil
+		}
+		if table == "summaries" {
+			conds = append(conds, "p.build IN ("+placeholders(len(builds))+")")
+		} else {
+			conds = append(conds, "EXISTS (SELECT 1 FROM summaries b WHERE b.id = p.id AND b.build IN ("+placeholders(len(builds))+"))")
+		}
+		sq.args = append(sq.args, builds...)
+	}
 	if q.Workload != "" {
 		conds = append(conds, "p.workload = ?")
 		sq.args = append(sq.args, q.Workload)
@@ -721,6 +737,59 @@ func (s *store) plan(ctx context.Context, db querier, q lts.Query, table string)
 		sq.where = " WHERE " + strings.Join(conds, " AND ")
 	}
 	return sq, nil
+}
+
+// matchingBuilds returns the ids of the builds (one row per distinct
+// metadata.build, a few per CI run) whose id is one of q.Builds and whose
+// commit starts with one of q.Commits.
+func matchingBuilds(ctx context.Context, db querier, q lts.Query) ([]any, error) {
+	var conds []string
+	var args []any
+	if len(q.Builds) > 0 {
+		conds = append(conds, "build->>'$.id' IN ("+placeholders(len(q.Builds))+")")
+		args = append(args, stringsAsArgs(q.Builds)...)
+	}
+	if len(q.Commits) > 0 {
+		var prefixes []string
+		for _, c := range q.Commits {
+			prefixes = append(prefixes, "substr(COALESCE(build->>'$.commit', ''), 1, ?) = ?")
+			args = append(args, len(c), c)
+		}
+		conds = append(conds, "("+strings.Join(prefixes, " OR ")+")")
+	}
+	rows, err := db.QueryContext(ctx, "SELECT id FROM builds WHERE "+strings.Join(conds, " AND "), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []any
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// LabelNames returns the label names of the stored payloads, from the
+// counts of label_values.
+func (s *store) LabelNames(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT name FROM label_values WHERE payloads > 0 ORDER BY name")
+	if err != nil {
+		return nil, wrapErr(s, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, wrapErr(s, err)
+		}
+		names = append(names, name)
+	}
+	return names, wrapErr(s, rows.Err())
 }
 
 func placeholders(n int) string {

@@ -99,7 +99,7 @@ func fillLabels(labels map[string]string, settings map[string]any, r *Results) {
 	set("backend", backend)
 	set("framework", framework)
 	set("framework_version", frameworkVersion(framework, versions, settings, r))
-	blas := versions["blas"]
+	blas := blasLabel(versions["blas"])
 	if blas == "" && framework == "gonum" {
 		blas = "gonum" // gonum's own pure-Go BLAS unless told otherwise
 	}

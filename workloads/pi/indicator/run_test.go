@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -109,6 +110,11 @@ func TestRunPIs(t *testing.T) {
 				if doc.Versions[v] == "" {
 					t.Errorf("versions lack %q: %v", v, doc.Versions)
 				}
+			}
+			// The BLAS library by name and version ("openblas 0.3.21"),
+			// never the path of a file.
+			if b := doc.Versions["blas"]; strings.Contains(b, "/") || (b != "" && !regexp.MustCompile(`^[a-z]+( [0-9][^ ,]*)?(, [a-z]+( [0-9][^ ,]*)?)*$`).MatchString(b)) {
+				t.Errorf("versions.blas %q is not a library name and version", b)
 			}
 			if !strings.Contains(stderr, "seshat pi: "+doc.Name) {
 				t.Errorf("no summary line on stderr:\n%s", stderr)

@@ -14,8 +14,10 @@ def send(obj):
 
 
 def blas_libraries():
-    """Shared libraries mapped in this process that provide BLAS: the one
-    actually used, whatever the build said."""
+    """The BLAS libraries mapped in this process (the ones actually used,
+    whatever the build said), each as "name version": "openblas 0.3.21",
+    not its path. The version is asked of the library itself, as
+    threadpoolctl does, else read from its file name."""
     found = []
     try:
         with open("/proc/self/maps") as f:
@@ -29,7 +31,68 @@ def blas_libraries():
                     found.append(path)
     except OSError:
         pass
-    return ",".join(found)
+    names = []
+    for path in found:
+        name = blas_name(path)
+        if name not in names:
+            names.append(name)
+    # A versioned name says more than the bare one of the same library
+    # (libblas.so.3 is OpenBLAS's too on Debian).
+    versioned = {n.split()[0] for n in names if " " in n}
+    return ", ".join(n for n in names if " " in n or (n not in versioned and not (n == "blas" and versioned)))
+
+
+def blas_name(path):
+    import ctypes
+    import re
+
+    try:
+        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
+    except (OSError, AttributeError):
+        lib = None
+    if lib is not None:
+        try:
+            get = lib.openblas_get_config
+            get.restype = ctypes.c_char_p
+            words = get().decode("utf-8", "replace").split()
+            if len(words) > 1:
+                return "openblas " + words[1]
+        except (AttributeError, UnicodeError):
+            pass
+        try:
+            buf = ctypes.create_string_buffer(256)
+            lib.MKL_Get_Version_String(buf, len(buf))
+            m = re.search(r"Version ([0-9][^ -]*)", buf.value.decode("utf-8", "replace"))
+            if m:
+                return "mkl " + m.group(1)
+        except AttributeError:
+            pass
+        try:
+            get = lib.bli_info_get_version_str
+            get.restype = ctypes.c_char_p
+            return "blis " + get().decode("utf-8", "replace")
+        except AttributeError:
+            pass
+    return blas_file_name(path)
+
+
+def blas_file_name(path):
+    """The library's name and version as its file name says them:
+    libopenblasp-r0.3.21.so is "openblas 0.3.21", libmkl_rt.so.2 "mkl"."""
+    import re
+
+    base = os.path.basename(path).lower()
+    m = re.match(r"lib(openblas|blis|flexiblas|mkl|atlas|blas)[a-z0-9_]*?[-_.]r?(\d+(?:\.\d+)+)", base)
+    if m:
+        name, version = m.group(1), m.group(2)
+    else:
+        m = re.match(r"lib(openblas|blis|flexiblas|mkl|atlas|blas)", base)
+        if not m:
+            return base
+        name, version = m.group(1), None
+    if name == "blas" and "openblas" in path.lower():
+        name = "openblas"
+    return name + (" " + version if version else "")
 
 
 class Bench:
