@@ -118,16 +118,20 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The noise is drawn afresh each run: now and then (about one job in
+	// fifty) the five current runs land far enough from three builds of
+	// history to make a suspect, which does not fail either and says why.
 	rows := kpiRows(r.stdout, "rate_gflops")
-	if len(rows) == 0 || !strings.Contains(unwrapped(r.stdout), "too noisy to judge") {
-		t.Errorf("rate_gflops has no result, or no reason to be noisy:\n%s", r.stdout)
+	text := unwrapped(r.stdout)
+	if len(rows) == 0 || !strings.Contains(text, "too noisy to judge") && !strings.Contains(text, "needed to confirm a change") {
+		t.Errorf("rate_gflops has no result, or no reason to be noisy or a suspect:\n%s", r.stdout)
 	}
 	for _, row := range rows {
-		if !strings.Contains(row, " noisy ") {
-			t.Errorf("rate_gflops is not noisy: %s", row)
+		if !strings.Contains(row, " noisy ") && !strings.Contains(row, " suspect ") {
+			t.Errorf("rate_gflops is neither noisy nor a suspect: %s", row)
 		}
 	}
-	if s := summary(t, filepath.Join(h.dir, "report")); s["noisy"].(float64) != 1 || s["failed"] != false {
+	if s := summary(t, filepath.Join(h.dir, "report")); s["noisy"].(float64)+s["suspects"].(float64) != 1 || s["failed"] != false {
 		t.Errorf("summary: %v", s)
 	}
 }

@@ -202,7 +202,7 @@ func TestVisualizeErrors(t *testing.T) {
 		stderr []string
 	}{
 		{"unknown report", []string{"--generate", "report: Rates"}, 4,
-			[]string{`unknown report "Rates" (known reports: "Batch comparison", "Batch statistics", "Error report", "KPI history", "Median time per benchmark", "Rate per batch", "Scaling", "Time per operation")`}},
+			[]string{`unknown report "Rates" (known reports: "Batch comparison", "Batch statistics", "Error report", "KPI history", "Median time per benchmark", "Rate per batch", "Scaling", "Score per benchmark", "Time per benchmark", "Time per iteration", "Time per operation", "Wall time per command")`}},
 		{"unknown plot", []string{"--generate", "plot: Rate pie chart"}, 4,
 			[]string{`unknown plot "Rate pie chart" (known plots: "Batch ratio", "Elapsed scaling", "Rate box plot", "Rate scaling", "Rate statistics", "Rate violin plot")`}},
 		{"unknown in plots.yaml", []string{"--plots", unknownPlots}, 4, []string{`unknown report "Throughput"`}},
