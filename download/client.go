@@ -36,9 +36,9 @@ type client struct {
 	stall time.Duration
 }
 
-func newClient(jobs int, stall time.Duration, proxy func(*http.Request) (*url.URL, error)) *client {
+func newClient(jobs int, stall time.Duration) *client {
+	// No proxy: packages below cmd read no environment.
 	t := &http.Transport{
-		Proxy:                 proxy,
 		DialContext:           (&net.Dialer{Timeout: stall, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          2 * jobs,

@@ -48,9 +48,7 @@ type Options struct {
 	// workload of each test root declares. Nil: only the files every run
 	// has are fetched.
 	Declared func(dir string) (FileSet, error)
-	// Proxy chooses the proxy of a request (nil: none).
-	Proxy func(*http.Request) (*url.URL, error)
-	Log   *slog.Logger
+	Log      *slog.Logger
 	// Progress receives the progress: a line redrawn in place when
 	// Terminal, else a line every ProgressEvery (none when 0). Nil: none.
 	Progress      io.Writer
@@ -119,7 +117,6 @@ type downloader struct {
 	mu       sync.Mutex
 	report   *Report
 	warnings map[string][]string
-	madeDirs sync.Map
 	bufs     sync.Pool
 }
 
@@ -151,7 +148,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	default:
 		return d.report, fmt.Errorf("--results-dir: %w", err)
 	}
-	d.client = newClient(d.jobs, d.o.StallTimeout, o.Proxy)
+	d.client = newClient(d.jobs, d.o.StallTimeout)
 	d.progress = newProgress(o)
 	d.progress.start()
 	defer d.progress.finish()
@@ -284,34 +281,119 @@ func (d *downloader) declared(files []remoteFile, roots []string, rest []remoteF
 	return keep
 }
 
+// batchSize bounds the files of one directory a worker takes at once: a
+// directory of thousands of files is still fetched jobs at a time.
+const batchSize = 16
+
+// batch is files of one directory, handled by one worker through one
+// os.Root of that directory: resolving the path once per batch instead of
+// at every open, stat and rename halves the system calls of a download of
+// many small files.
+type batch struct {
+	dir   string // slash-separated, "." for the top
+	files []remoteFile
+}
+
+// batches groups files by directory, in the order the directories come,
+// batchSize files at most each.
+func batches(files []remoteFile) []batch {
+	var out []batch
+	open := map[string]int{} // directory -> its batch being filled
+	for _, f := range files {
+		dir := path.Dir(f.rel)
+		i, ok := open[dir]
+		if !ok || len(out[i].files) == batchSize {
+			out = append(out, batch{dir: dir})
+			i = len(out) - 1
+			open[dir] = i
+		}
+		out[i].files = append(out[i].files, f)
+	}
+	return out
+}
+
 // fetchAll brings files, jobs at a time, each as the mode says: fetched,
 // kept when present (prefer-cache), or only looked for (cache-only).
 func (d *downloader) fetchAll(ctx context.Context, files []remoteFile) {
-	work := make(chan remoteFile)
+	work := make(chan batch)
 	var wg sync.WaitGroup
 	for range min(d.jobs, len(files)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for f := range work {
-				d.one(ctx, f)
+			for b := range work {
+				d.batch(ctx, b)
 			}
 		}()
 	}
-	for _, f := range files {
+	for _, b := range batches(files) {
 		if ctx.Err() != nil {
 			break
 		}
-		work <- f
+		work <- b
 	}
 	close(work)
 	wg.Wait()
 }
 
-// one brings one file and records what became of it.
-func (d *downloader) one(ctx context.Context, f remoteFile) {
+// batch brings the files of one directory.
+func (d *downloader) batch(ctx context.Context, b batch) {
+	dir, err := d.openDir(b.dir)
+	if err != nil {
+		for _, f := range b.files {
+			u := f.url
+			if d.o.Mode == CacheOnly {
+				u = nil
+			}
+			d.missing(Problem{Path: f.rel, URL: u, Err: err})
+		}
+		return
+	}
+	if dir != d.root {
+		defer dir.Close()
+	}
+	for _, f := range b.files {
+		if ctx.Err() != nil {
+			return
+		}
+		d.one(ctx, dir, f)
+	}
+}
+
+// errAbsent is why a file not in the results directory is missing in
+// cache-only mode.
+var errAbsent = errors.New("absent")
+
+// openDir opens a directory of the results directory, making it unless
+// the mode fetches nothing. Nil with no error: absent in cache-only mode.
+func (d *downloader) openDir(dir string) (*os.Root, error) {
+	if d.root == nil {
+		return nil, nil
+	}
+	if dir == "." {
+		return d.root, nil
+	}
+	name := filepath.FromSlash(dir)
+	r, err := d.root.OpenRoot(name)
+	switch {
+	case err == nil:
+		return r, nil
+	case errors.Is(err, fs.ErrNotExist) && d.o.Mode == CacheOnly:
+		return nil, nil
+	case errors.Is(err, fs.ErrNotExist):
+		if err := d.root.MkdirAll(name, 0o755); err != nil {
+			return nil, unwrapPath(err)
+		}
+		r, err = d.root.OpenRoot(name)
+	}
+	return r, unwrapPath(err)
+}
+
+// one brings one file, through dir (its directory), and records what
+// became of it.
+func (d *downloader) one(ctx context.Context, dir *os.Root, f remoteFile) {
 	if d.o.Mode == CacheOnly || d.o.Mode == PreferCache {
-		why := d.present(f)
+		why := present(dir, f)
 		if why == nil {
 			d.mu.Lock()
 			d.report.Kept++
@@ -328,7 +410,7 @@ func (d *downloader) one(ctx context.Context, f remoteFile) {
 		d.missing(Problem{Path: f.rel, URL: f.url, Err: &TooLargeError{Size: f.size, Max: d.o.MaxFileSize}})
 		return
 	}
-	n, err := d.fetch(ctx, f)
+	n, err := d.fetch(ctx, dir, f)
 	if err != nil {
 		if ctx.Err() != nil {
 			return // interrupted: reported once, by Run
@@ -344,18 +426,18 @@ func (d *downloader) one(ctx context.Context, f remoteFile) {
 	d.progress.fetched(n)
 }
 
-// present says why f is not in the results directory as the listing has
-// it (nil when it is).
-func (d *downloader) present(f remoteFile) error {
-	if d.root == nil {
-		return errors.New("absent")
+// present says why f is not in its directory dir as the listing has it
+// (nil when it is).
+func present(dir *os.Root, f remoteFile) error {
+	if dir == nil {
+		return errAbsent
 	}
-	st, err := d.root.Stat(filepath.FromSlash(f.rel))
+	st, err := dir.Stat(path.Base(f.rel))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errors.New("absent")
+		return errAbsent
 	case err != nil:
-		return err
+		return unwrapPath(err)
 	case !st.Mode().IsRegular():
 		return errors.New("not a regular file")
 	case f.size >= 0 && st.Size() != f.size:
@@ -364,23 +446,19 @@ func (d *downloader) present(f remoteFile) error {
 	return nil
 }
 
-// fetch writes f into the results directory: into a temporary file
-// renamed over it once whole, so that an interruption leaves the old file
-// or none. It is whole when it has the bytes of the Content-Length (the
-// transport checks) and no fewer than the listing gives (some servers
-// serve a stored compressed object decompressed: more is fine).
-func (d *downloader) fetch(ctx context.Context, f remoteFile) (n int64, err error) {
+// fetch writes f into its directory dir: into a temporary file renamed
+// over it once whole, so that an interruption leaves the old file or none.
+// It is whole when it has the bytes of the Content-Length (the transport
+// checks) and no fewer than the listing gives (some servers serve a stored
+// compressed object decompressed: more is fine).
+func (d *downloader) fetch(ctx context.Context, dir *os.Root, f remoteFile) (n int64, err error) {
 	max := d.o.MaxFileSize
 	var fillErr error // the reason, without the temporary file's name
 	err = d.client.get(ctx, f.url, func(resp *http.Response, body io.Reader) error {
 		if max > 0 && resp.ContentLength > max {
 			return &TooLargeError{Size: resp.ContentLength, Max: max}
 		}
-		name := filepath.FromSlash(f.rel)
-		if err := d.mkdirs(filepath.Dir(name)); err != nil {
-			return err
-		}
-		werr := atomicfile.WriteInNoSync(d.root, name, 0o644, func(w io.Writer) error {
+		werr := atomicfile.WriteInNoSync(dir, path.Base(f.rel), 0o644, func(w io.Writer) error {
 			if max > 0 {
 				body = io.LimitReader(body, max+1)
 			}
@@ -404,26 +482,17 @@ func (d *downloader) fetch(ctx context.Context, f remoteFile) (n int64, err erro
 		}
 		return werr
 	})
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err // the path is the file's, named by the caller
-	}
-	return n, err
+	return n, unwrapPath(err)
 }
 
-// mkdirs makes dir (and its parents) inside the results directory, once.
-func (d *downloader) mkdirs(dir string) error {
-	if dir == "." {
-		return nil
+// unwrapPath drops the path of an *fs.PathError: the messages name the
+// file relative to the results directory, or its URL, themselves.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	if _, done := d.madeDirs.Load(dir); done {
-		return nil
-	}
-	if err := d.root.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	d.madeDirs.Store(dir, true)
-	return nil
+	return err
 }
 
 // problem records a listing that could not be read, or an entry refused.

@@ -377,7 +377,7 @@ func TestNeverWritesOutside(t *testing.T) {
 	if got := readTree(t, outside); len(got) != 0 {
 		t.Errorf("written outside the results directory: %q", keys(got))
 	}
-	if len(r.Missing) != 1 || r.Missing[0].Path != "expe/a/pi.json" || r.Fetched != 1 {
+	if len(r.Missing) != 1 || r.Missing[0].Path != "expe/a/pi.json" || r.Missing[0].Err.Error() != "path escapes from parent" || r.Fetched != 1 {
 		t.Errorf("missing %v, fetched %d; want expe/a/pi.json missing, ok.txt fetched", r.Missing, r.Fetched)
 	}
 }

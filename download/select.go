@@ -35,8 +35,17 @@ const (
 	All Mode = "all"
 )
 
-// Modes lists the modes, for flags and completion.
+// Modes lists the modes.
 var Modes = []Mode{CacheOnly, PreferCache, Important, All}
+
+// ModeNames lists the modes' names, for the flag's help and completion.
+func ModeNames() []string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = string(m)
+	}
+	return names
+}
 
 // ParseMode reads a --mode value.
 func ParseMode(s string) (Mode, error) {
@@ -45,11 +54,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = string(m)
-	}
-	return "", fmt.Errorf("unknown mode %q (want one of: %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown mode %q (want one of: %s)", s, strings.Join(ModeNames(), ", "))
 }
 
 // Pattern is a file a workload declares, relative to a test root: Name in

@@ -124,6 +124,7 @@ func verbs(g *globals) []*cobra.Command {
 		newKPIsCmd(g),
 		newSchemaCmd(g),
 		newUploadCmd(g),
+		newDownloadCmd(g),
 		newHistoryCmd(g),
 		newChangePointsCmd(g),
 		newDashboardsCmd(g),
