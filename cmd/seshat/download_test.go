@@ -65,3 +65,48 @@ func TestDownload(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadDeclaredWorkload: a workload.yaml at the top of the tree is
+// fetched first and tells which files its runs need: those it declares
+// (one below an artifact directory glob), not the others.
+func TestDownloadDeclaredWorkload(t *testing.T) {
+	t.Parallel()
+	spec, err := os.ReadFile("../../workloads/declared/testdata/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	files := map[string]string{
+		"workload.yaml":                        strings.Replace(string(spec), "name: toy_server", "name: download_toy", 1),
+		"expe/000__a/settings.yaml":            "workload: download_toy\nmodel: m\n",
+		"expe/000__a/exit_code":                "0\n",
+		"expe/000__a/run1__output/report.json": `{"throughput": {"rps": 3}}` + "\n",
+		"expe/000__a/conf.yaml":                "server: {version: '1'}\n",
+		"expe/000__a/steps.csv":                "seconds\n1\n",
+		"expe/000__a/server.log":               "rps=3\n",
+		"expe/000__a/core.dump":                "not declared\n",
+		"expe/000__a/run1__output/trace.json":  "not declared\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
+	defer srv.Close()
+	dir := t.TempDir()
+	r := runSeshat(t, nil, "download", srv.URL+"/", "--results-dir", dir, "--mode", "important")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for name := range files {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		if fetched, want := err == nil, !strings.Contains(files[name], "not declared"); fetched != want {
+			t.Errorf("%s: fetched %v, want %v", name, fetched, want)
+		}
+	}
+}
