@@ -29,6 +29,14 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%d bytes, more than --max-file-size (%d bytes)", e.Size, e.Max)
 }
 
+// StatusError is a response other than 200 OK.
+type StatusError struct {
+	Code   int
+	Status string // "404 Not Found"
+}
+
+func (e *StatusError) Error() string { return e.Status }
+
 // client makes the requests of one download: redirects only to the same
 // host, no request waiting longer than stall for its next bytes.
 type client struct {
@@ -84,7 +92,7 @@ func (c *client) get(ctx context.Context, u *url.URL, read func(resp *http.Respo
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s", resp.Status)
+		return &StatusError{Code: resp.StatusCode, Status: resp.Status}
 	}
 	body := &stallReader{r: resp.Body, timer: timer, stall: c.stall}
 	if err := read(resp, body); err != nil {

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,6 +117,7 @@ type downloader struct {
 
 	mu       sync.Mutex
 	report   *Report
+	unlisted int // unlisted files asked for and absent
 	warnings map[string][]string
 	bufs     sync.Pool
 }
@@ -177,13 +179,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	d.progress.plan(len(first) + len(last))
 	d.fetchAll(ctx, first)
-	if o.Mode != All {
-		rest = d.declared(t.files, roots, rest)
-	}
+	rest = d.declared(t.files, roots, rest)
 	d.progress.plan(len(rest))
 	d.fetchAll(ctx, rest)
 	d.fetchAll(ctx, last)
-	d.report.Selected = len(first) + len(rest) + len(last)
+	d.report.Selected = len(first) + len(rest) + len(last) - d.unlisted
 	return d.finish(), ctx.Err()
 }
 
@@ -220,9 +220,14 @@ func (d *downloader) check() (*url.URL, error) {
 }
 
 // declared keeps, of rest, the files the workloads of their test roots
-// declare.
+// declare (all of rest in All mode), and adds the dot files they declare
+// that the listing does not show (nginx's autoindex hides them): those are
+// asked for by name, and their absence is no error.
 func (d *downloader) declared(files []remoteFile, roots []string, rest []remoteFile) []remoteFile {
 	if d.o.Declared == nil || len(roots) == 0 {
+		if d.o.Mode == All {
+			return rest
+		}
 		return nil
 	}
 	set, err := d.o.Declared(d.o.Dir)
@@ -268,17 +273,47 @@ func (d *downloader) declared(files []remoteFile, roots []string, rest []remoteF
 	for _, f := range rest {
 		r, ok := rootOf(roots, f.rel)
 		if !ok {
+			if d.o.Mode == All {
+				keep = append(keep, f)
+			}
 			continue
 		}
 		rel := f.rel
 		if r != "" {
 			rel = f.rel[len(r)+1:]
 		}
-		if match(patterns[r], rel) {
+		if d.o.Mode == All || match(patterns[r], rel) {
 			keep = append(keep, f)
 		}
 	}
-	return keep
+	return append(keep, unlistedDotFiles(files, roots, patterns)...)
+}
+
+// unlistedDotFiles are the dot files (.uuid) the test roots' workloads
+// declare at the top of the root and the listing does not show, to be
+// asked for beside the root's settings file.
+func unlistedDotFiles(files []remoteFile, roots []string, patterns map[string][]Pattern) []remoteFile {
+	listed := make(map[string]bool, len(files))
+	settings := map[string]*url.URL{}
+	for _, f := range files {
+		listed[f.rel] = true
+		if dir, name := path.Split(f.rel); name == settingsFile || name == settingsFileAlt {
+			settings[strings.TrimSuffix(dir, "/")] = f.url
+		}
+	}
+	var out []remoteFile
+	for _, r := range roots {
+		for _, p := range patterns[r] {
+			rel := join(r, p.Name)
+			if p.Dir != "" || !strings.HasPrefix(p.Name, ".") || unsafeName(p.Name) != "" || listed[rel] || settings[r] == nil {
+				continue
+			}
+			listed[rel] = true
+			u := settings[r].ResolveReference(&url.URL{Path: p.Name, RawPath: url.PathEscape(p.Name)})
+			out = append(out, remoteFile{rel: rel, url: u, size: -1, unlisted: true})
+		}
+	}
+	return out
 }
 
 // batchSize bounds the files of one directory a worker takes at once: a
@@ -402,6 +437,10 @@ func (d *downloader) one(ctx context.Context, dir *os.Root, f remoteFile) {
 			return
 		}
 		if d.o.Mode == CacheOnly {
+			if f.unlisted && errors.Is(why, errAbsent) {
+				d.absentUnlisted()
+				return
+			}
 			d.missing(Problem{Path: f.rel, Err: why})
 			return
 		}
@@ -414,6 +453,11 @@ func (d *downloader) one(ctx context.Context, dir *os.Root, f remoteFile) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return // interrupted: reported once, by Run
+		}
+		var se *StatusError
+		if f.unlisted && errors.As(err, &se) && se.Code == http.StatusNotFound {
+			d.absentUnlisted()
+			return
 		}
 		d.log.Debug("not fetched", "url", f.url.Redacted(), "err", err)
 		d.missing(Problem{Path: f.rel, URL: f.url, Err: err})
@@ -501,6 +545,15 @@ func (d *downloader) problem(rel string, u *url.URL, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.report.Problems = append(d.report.Problems, Problem{Path: rel, URL: u, Err: err})
+}
+
+// absentUnlisted counts an unlisted file that is not there either: it is
+// not selected after all.
+func (d *downloader) absentUnlisted() {
+	d.progress.kept()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.unlisted++
 }
 
 func (d *downloader) missing(p Problem) {

@@ -23,6 +23,9 @@ type remoteFile struct {
 	rel  string
 	url  *url.URL
 	size int64 // -1: unknown
+	// unlisted is set for a file asked for by name, not seen in the
+	// listing: its absence is no error.
+	unlisted bool
 }
 
 // tree is what the walk found.
