@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/seshat-bench/seshat/internal/golden"
@@ -28,14 +30,12 @@ var update = flag.Bool("update", false, "rewrite the golden summaries in testdat
 // writeTree writes files (slash-separated path -> content) under dir.
 func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
+	fsys := fstest.MapFS{}
 	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -137,14 +137,7 @@ func run(t testing.TB, o Options) *Report {
 	return r
 }
 
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Each mode fetches what it promises: all every file; important the files
 // every run has and those its workload declares (settings merged from the

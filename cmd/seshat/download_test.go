@@ -87,15 +87,7 @@ func TestDownloadDeclaredWorkload(t *testing.T) {
 		"expe/000__a/core.dump":                "not declared\n",
 		"expe/000__a/run1__output/trace.json":  "not declared\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(src, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, src, files)
 	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
 	defer srv.Close()
 	dir := t.TempDir()
