@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// maxListingBytes bounds one listing page: a directory of 2,000 runs is
-// about 200 KB in nginx's form, an S3 page of 1,000 keys about 300 KB.
-const maxListingBytes = 64 << 20
+// maxListingBytes bounds one listing page, read whole: a directory of
+// 2,000 runs is about 200 KB in nginx's form (100,000 entries fit), an S3
+// page of 1,000 keys about 300 KB.
+const maxListingBytes = 16 << 20
 
 // errStalled is the cause of a request cancelled for want of data.
 var errStalled = errors.New("stalled")

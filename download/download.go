@@ -206,8 +206,7 @@ func (d *downloader) check() (*url.URL, error) {
 	if _, err := ParseMode(string(o.Mode)); err != nil {
 		return nil, exitcode.With(exitcode.InvalidInput, fmt.Errorf("--mode: %w", err))
 	}
-	switch {
-	case o.Jobs < 0 || o.MaxFileSize < 0 || o.StallTimeout < 0:
+	if o.Jobs < 0 || o.MaxFileSize < 0 || o.StallTimeout < 0 {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--jobs, --max-file-size and --stall-timeout cannot be negative")
 	}
 	if d.jobs == 0 {
@@ -234,31 +233,22 @@ func (d *downloader) declared(files []remoteFile, roots []string, rest []remoteF
 	if err != nil {
 		d.warn(err.Error(), "")
 	}
-	if set == nil {
-		return nil
-	}
 	extra := extraSettings(files)
-	yml := map[string]bool{}
-	for _, f := range files {
-		if dir, name := path.Split(f.rel); name == settingsFileAlt {
-			yml[dir] = true
-		}
-	}
+	hasYAML := map[string]bool{} // the roots holding settings.yaml, not .yml
 	for _, f := range files {
 		if dir, name := path.Split(f.rel); name == settingsFile {
-			delete(yml, dir)
+			hasYAML[strings.TrimSuffix(dir, "/")] = true
 		}
 	}
 	patterns := make(map[string][]Pattern, len(roots))
 	for _, r := range roots {
+		if set == nil {
+			break
+		}
 		var settings map[string]any
 		if d.root != nil {
 			var errs []error
-			dir := r + "/"
-			if r == "" {
-				dir = ""
-			}
-			settings, errs = settingsOf(d.root, r, extra, yml[dir])
+			settings, errs = settingsOf(d.root, r, extra, !hasYAML[r])
 			for _, err := range errs {
 				d.warn(err.Error(), r)
 			}

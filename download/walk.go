@@ -66,7 +66,13 @@ func (d *downloader) walk(ctx context.Context, top *url.URL) (*tree, error) {
 			mu.Lock()
 			t.dirs++
 			mu.Unlock()
-			d.progress.listed(1, len(p.Entries))
+			files := 0
+			for _, e := range p.Entries {
+				if !e.Dir {
+					files++
+				}
+			}
+			d.progress.listed(1, files)
 			for _, r := range p.Rejected {
 				d.problem(join(rel, ""), u, fmt.Errorf("listing entry %s rejected: %s", quote(r.Link), r.Reason))
 			}
