@@ -9,6 +9,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/compare"
+	"github.com/seshat-bench/seshat/download"
 	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/plotting"
@@ -26,6 +27,7 @@ var flagValues = map[string]map[string]func() []string{
 	"regression": {"method": analyze.Names, "executor": executors},
 	"run":        {"executor": executors},
 	"compare":    {"format": func() []string { return compare.Formats }},
+	"download":   {"mode": download.ModeNames},
 	"check":      {"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} }}, // host check
 	"history":    {"format": func() []string { return []string{pipeline.FormatTable, pipeline.FormatJSON} }},
 	"kpis":       {"format": func() []string { return []string{pipeline.FormatOpenMetrics, pipeline.FormatJSON} }},

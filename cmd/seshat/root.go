@@ -145,6 +145,7 @@ func verbs(g *globals) []*cobra.Command {
 		newKPIsCmd(g),
 		newSchemaCmd(g),
 		newUploadCmd(g),
+		newDownloadCmd(g),
 		newHistoryCmd(g),
 		newChangePointsCmd(g),
 		newDashboardsCmd(g),

@@ -42,6 +42,8 @@ func TestFlagValueCompletion(t *testing.T) {
 		{[]string{"run", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
 		{[]string{"regression", "--executor", ""}, []string{"local", "slurm", "kubernetes"}},
 		{[]string{"import", ""}, []string{"asv", "criterion", "gobench", "google-benchmark", "hyperfine", "jmh", "mlperf", "pytest-benchmark", "thoth"}},
+		{[]string{"download", "--mode", ""}, []string{"cache-only", "prefer-cache", "important", "all"}},
+		{[]string{"download", "--workload", ""}, []string{"pi"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -78,7 +80,7 @@ func TestFlagValueCompletion(t *testing.T) {
 // it belongs to, so that a command added later does not lose them.
 func TestEnumeratedFlagsComplete(t *testing.T) {
 	t.Parallel()
-	enumerated := []string{"format", "method", "executor", "workload", "generate"}
+	enumerated := []string{"format", "method", "executor", "workload", "generate", "mode"}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, name := range enumerated {

@@ -48,6 +48,14 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm os.FileMode) erro
 	})
 }
 
+// WriteInNoSync calls fill with a writer on a temporary file beside name
+// inside root and renames it over name when fill succeeds, without an
+// fsync: for files fetched again when lost (downloads), where a sync per
+// file would dominate. As with WriteFileIn, nothing leaves root.
+func WriteInNoSync(root *os.Root, name string, perm os.FileMode, fill func(w io.Writer) error) error {
+	return writeVia(rootOps{root}, name, perm, false, fill)
+}
+
 // ops are the file system calls of an atomic write: the os package's, or
 // an os.Root's.
 type ops interface {
