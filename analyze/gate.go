@@ -13,6 +13,11 @@ const (
 	DefaultMaxNoise    = 10 // percent
 )
 
+// UndecidedReason begins the reason of a noisy result the gate left
+// undecided: a change beyond the floor that is not significant across the
+// analysis. More runs can decide it.
+const UndecidedReason = "undecided: "
+
 // Gate turns the verdicts of the methods on every entry x KPI of one
 // analysis into findings a CI job can trust. A change is a finding only
 // when it is both
@@ -119,7 +124,7 @@ func (g Gate) Apply(results []*Result) {
 			// Large enough to matter, too uncertain to count: undecided,
 			// never a silent ok (so --confirm measures it again).
 			r.Status = StatusNoisy
-			r.Reason = fmt.Sprintf("undecided: %s, though beyond the floor of %.1f%% (%s)", cause, r.Floor, noiseText(r))
+			r.Reason = fmt.Sprintf("%s%s, though beyond the floor of %.1f%% (%s)", UndecidedReason, cause, r.Floor, noiseText(r))
 			if r.Resolution != nil {
 				if needs := r.Resolution.Needs(g.MaxNoise); needs != "" {
 					r.Reason += "; " + needs

@@ -25,6 +25,7 @@ import (
 // half and half after one round: a suspect, or ok when the split is not
 // significant, by chance; TestRegressionConfirmAutoBudget adds rounds.)
 func TestRegressionConfirmAutoDecides(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
 	h.history(t, bench)
@@ -82,6 +83,7 @@ func (h *fakeHost) smallBatches(t *testing.T) string {
 // result is noisy for want of runs, and stops on the round cap or the
 // budget with the result still undecided (and not failing).
 func TestRegressionConfirmAutoBudget(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.smallBatches(t)
 	h.history(t, bench)
@@ -129,6 +131,7 @@ func TestRegressionConfirmAutoBudget(t *testing.T) {
 // back the run directory it left incomplete: a later analysis counts the
 // same runs as before it.
 func TestRegressionConfirmInterrupted(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench, hang, started, cur, analyse := h.hangingNight(t)
 	h.write(t, hang, 1)
@@ -205,6 +208,7 @@ func (h *fakeHost) hangingNight(t *testing.T) (bench, hang, started, night strin
 // so that no @repeat is written twice and the analysis after it counts
 // every run.
 func TestRegressionConfirmKilled(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench, hang, started, cur, analyse := h.hangingNight(t)
 	h.write(t, hang, 1)
@@ -262,6 +266,7 @@ func TestRegressionConfirmKilled(t *testing.T) {
 // rounds, --budget a time above 0, --max-rounds 1 or more: else exit 4,
 // naming the flag, before anything is read.
 func TestRegressionConfirmBadInput(t *testing.T) {
+	t.Parallel()
 	results := t.TempDir()
 	for _, c := range []struct {
 		env  map[string]string

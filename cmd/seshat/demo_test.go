@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +10,83 @@ import (
 	"testing"
 
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/runner/host"
 )
+
+// demoRound is one `seshat demo` and what it left behind it: its output,
+// the run directories of the work directory, and the payloads its store
+// held with the run directories they came from.
+type demoRound struct {
+	res    result
+	runs   []string
+	stored int64
+	made   int
+	err    error
+}
+
+// runDemos runs the demo twice in work, as TestDemo checks it, stopping at
+// a demo that fails.
+func runDemos(work string) []demoRound {
+	var rounds []demoRound
+	for range 2 {
+		r := demoRound{res: runCommand(nil, os.Environ(), host.Host{}, "demo", "--workdir", work)}
+		if r.res.code == 0 {
+			r.runs, r.err = filepath.Glob(filepath.Join(work, "runs", "*"))
+			var made []string
+			if r.err == nil {
+				made, r.err = filepath.Glob(filepath.Join(work, "runs", "*", "results", "*", "*", "*__*"))
+				r.made = len(made)
+			}
+			if r.err == nil {
+				var s lts.Store
+				if s, r.err = lts.Open(context.Background(), "sqlite:"+filepath.Join(work, "lts.db"), lts.StoreOptions{}); r.err == nil {
+					r.stored, r.err = s.Count(context.Background(), lts.Query{})
+					s.Close()
+				}
+			}
+		}
+		rounds = append(rounds, r)
+		if r.res.code != 0 {
+			break
+		}
+	}
+	return rounds
+}
+
+// demos is a work directory and the demos run in it.
+type demos struct {
+	work   string
+	rounds []demoRound
+}
+
+// earlyDemo receives the demos TestMain started before the other tests
+// when the whole package runs: the two demos are the package's longest
+// test, and a parallel test begins only once every sequential one has
+// ended. Nil when TestDemo runs them itself.
+var earlyDemo chan demos
+
+// startDemoEarly starts the demos in a directory of their own when the
+// whole package runs (no -run, -skip, -list or -short), and returns the
+// directory to remove once the tests are done ("" when it started none).
+func startDemoEarly() string {
+	flag.Parse()
+	for _, name := range []string{"test.run", "test.skip", "test.list"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return ""
+		}
+	}
+	if testing.Short() {
+		return ""
+	}
+	dir, err := os.MkdirTemp("", "seshat-demo-test")
+	if err != nil {
+		return ""
+	}
+	work := filepath.Join(dir, "demo")
+	earlyDemo = make(chan demos, 1)
+	go func() { earlyDemo <- demos{work: work, rounds: runDemos(work)} }()
+	return dir
+}
 
 // TestDemo runs the whole job as a newcomer would, twice in one work
 // directory: each run exits 0, writes the reports it names, and the second
@@ -19,12 +96,23 @@ func TestDemo(t *testing.T) {
 		t.Skip("runs 120 PIs")
 	}
 	t.Parallel()
-	work := filepath.Join(t.TempDir(), "demo")
+	var d demos
+	if earlyDemo != nil {
+		d = <-earlyDemo
+		earlyDemo <- d // for the next -count
+	} else {
+		d.work = filepath.Join(t.TempDir(), "demo")
+		d.rounds = runDemos(d.work)
+	}
+	work := d.work
 	counts := []int64{}
-	for i := range 2 {
-		res := runSeshat(t, nil, "demo", "--workdir", work)
+	for i, round := range d.rounds {
+		res := round.res
 		if res.code != 0 {
 			t.Fatalf("demo %d: exit %d\nstderr:\n%s", i+1, res.code, res.stderr)
+		}
+		if round.err != nil {
+			t.Fatalf("demo %d: %v", i+1, round.err)
 		}
 		for _, want := range []string{"Seshat demo done", "regression_report.html", "reports_index.html", "sqlite:" + filepath.Join(work, "lts.db")} {
 			if !strings.Contains(res.stdout, want) {
@@ -47,9 +135,9 @@ func TestDemo(t *testing.T) {
 				t.Errorf("demo %d: a float64 rate_gflops is not a regression (or noisy): %s\n%s", i+1, row, res.stdout)
 			}
 		}
-		runs, err := filepath.Glob(filepath.Join(work, "runs", "*"))
-		if err != nil || len(runs) != i+1 {
-			t.Fatalf("demo %d: run directories %v (%v)", i+1, runs, err)
+		runs := round.runs
+		if len(runs) != i+1 {
+			t.Fatalf("demo %d: run directories %v", i+1, runs)
 		}
 		for _, f := range []string{"regression-report/regression_report.html", "regression-report/junit.xml", "regression-report/summary.md", "reports/reports_index.html", "reports/kpi_history.html"} {
 			if _, err := os.Stat(filepath.Join(runs[i], f)); err != nil {
@@ -64,25 +152,15 @@ func TestDemo(t *testing.T) {
 				t.Errorf("demo %d: %s lacks %s (%v)", i+1, f, link, err)
 			}
 		}
-		s, err := lts.Open(context.Background(), "sqlite:"+filepath.Join(work, "lts.db"), lts.StoreOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := s.Count(context.Background(), lts.Query{})
-		s.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		counts = append(counts, n)
+		counts = append(counts, round.stored)
 		// Every run of every demo so far is stored once: the 60 runs of a
 		// demo and the re-runs its --confirm made (a busy host's suspects).
-		made, err := filepath.Glob(filepath.Join(work, "runs", "*", "results", "*", "*", "*__*"))
-		if err != nil {
-			t.Fatal(err)
+		if round.stored != int64(round.made) || round.made < 60*(i+1) {
+			t.Errorf("demo %d: %d payloads stored, want one per run directory: %d (60 a demo and its re-runs)", i+1, round.stored, round.made)
 		}
-		if n != int64(len(made)) || len(made) < 60*(i+1) {
-			t.Errorf("demo %d: %d payloads stored, want one per run directory: %d (60 a demo and its re-runs)", i+1, n, len(made))
-		}
+	}
+	if len(d.rounds) != 2 {
+		t.Errorf("%d demos ran, want 2", len(d.rounds))
 	}
 	t.Logf("stored payloads after each demo: %v", counts)
 }

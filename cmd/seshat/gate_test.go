@@ -87,6 +87,7 @@ func (h *fakeHost) history(t *testing.T, benchmark string) {
 // framework version every night) on new code; the newest night is 20%
 // slower. The default invocation, with no keys, fails naming the KPIs.
 func TestRegressionNightlySameStack(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
 	h.history(t, bench)
@@ -108,6 +109,7 @@ func TestRegressionNightlySameStack(t *testing.T) {
 // host whose runs spread 30%: nothing is found, and the report says the
 // series is too noisy to judge instead of a silent ok.
 func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.3)
 	h.history(t, bench)
@@ -141,6 +143,7 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 // current build's runs is cleared by the runs made after it, a real drop
 // of the code is confirmed by them.
 func TestRegressionConfirm(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
 	h.history(t, bench)

@@ -44,6 +44,11 @@ func runSeshatOn(t *testing.T, root string, args ...string) result {
 
 func runSeshatWith(t *testing.T, getenv map[string]string, environ []string, h host.Host, args ...string) result {
 	t.Helper()
+	return runCommand(getenv, environ, h, args...)
+}
+
+// runCommand is runSeshatWith outside a test (TestMain's early demos).
+func runCommand(getenv map[string]string, environ []string, h host.Host, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	p := &process{
 		ctx:  context.Background(),

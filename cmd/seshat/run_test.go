@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") || os.Getenv(asSeshat) != "" {
 		os.Exit(execute(osProcess()))
 	}
+	demoDir := startDemoEarly()
 	code := m.Run()
+	if demoDir != "" {
+		_ = os.RemoveAll(demoDir)
+	}
 	stopSlurm()
 	browsertest.Shutdown()
 	os.Exit(code)

@@ -59,8 +59,9 @@ func undecided(r *regression.KPIResult) bool {
 
 // rerunNoisyReasons begin the reasons of the noisy results that more runs
 // of the current build can decide (analyze/mannwhitney.go,
-// analyze/segment.go; TestUndecidedReasons keeps them in step).
-var rerunNoisyReasons = []string{"too few runs to judge", "the current runs disagree", abNoisyReason}
+// analyze/segment.go, the gate's undecided changes; TestUndecidedReasons
+// keeps them in step).
+var rerunNoisyReasons = []string{"too few runs to judge", "the current runs disagree", abNoisyReason, analyze.UndecidedReason}
 
 // abNoisyReason begins the reason of an A/B result whose interval is too
 // wide (regression's explainNoisyAB): more rounds of both sides narrow it.

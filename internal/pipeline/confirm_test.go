@@ -19,6 +19,13 @@ func TestUndecidedReasons(t *testing.T) {
 		hist[i] = analyze.PointOf(v-1, v, v+1, v-0.5, v+0.5)
 	}
 	small := []analyze.Point{analyze.PointOf(100, 101), analyze.PointOf(100.5, 99.5)}
+	// A change of 10% with p=0.045 among six tests: beyond the floor, not
+	// significant after Benjamini-Hochberg.
+	gated := []*analyze.Result{{Status: analyze.StatusImprovement, PValue: 0.045, DeltaPercent: 10, Noise: 0.01, HistoryBuilds: 20}}
+	for range 5 {
+		gated = append(gated, &analyze.Result{Status: analyze.StatusOK, PValue: 0.5, Noise: 0.01, HistoryBuilds: 20})
+	}
+	analyze.Gate{}.Apply(gated)
 	for _, c := range []struct {
 		name string
 		r    analyze.Result
@@ -29,6 +36,7 @@ func TestUndecidedReasons(t *testing.T) {
 		{"segment, a split build", analyze.Segment{}.Evaluate(analyze.Input{History: hist, Current: analyze.PointOf(70, 71, 69.5, 100, 101),
 			Direction: analyze.HigherIsBetter}), true},
 		{"suspect", analyze.Result{Status: analyze.StatusSuspect}, true},
+		{"the gate's undecided change", *gated[0], true},
 		{"short of history", analyze.Result{Status: analyze.StatusNoisy, Reason: "too little history to judge: 2 builds stored"}, false},
 		{"too noisy", analyze.Result{Status: analyze.StatusNoisy, Reason: "too noisy to judge: changes under 9.0% cannot be told"}, false},
 		{"ok", analyze.Result{Status: analyze.StatusOK}, false},
