@@ -103,9 +103,11 @@ func (g Gate) Apply(results []*Result) {
 		}
 		found := r.Status == StatusRegression || r.Status == StatusImprovement || r.Status == StatusSuspect
 		var why, cause string
+		beyond := false // a change the method found, beyond the floor, that the FDR leaves undecided
 		switch {
 		case !found:
 		case !math.IsNaN(r.QValue) && r.QValue > g.FDR:
+			beyond = math.Abs(r.DeltaPercent) >= r.Floor
 			why = fmt.Sprintf("not counted: q=%.3g over the false discovery rate %g across %d tests", r.QValue, g.FDR, len(ps))
 			cause = fmt.Sprintf("a change of %+.1f%% is not significant across the analysis (q=%.3g over the false discovery rate %g across %d tests)", r.DeltaPercent, r.QValue, g.FDR, len(ps))
 		case !(math.Abs(r.DeltaPercent) >= r.Floor):
@@ -120,7 +122,7 @@ func (g Gate) Apply(results []*Result) {
 			continue
 		}
 		r.Status, r.Reason = StatusOK, ""
-		if beyond := !math.IsNaN(r.QValue) && r.QValue > g.FDR && math.Abs(r.DeltaPercent) >= r.Floor; beyond {
+		if beyond {
 			// Large enough to matter, too uncertain to count: undecided,
 			// never a silent ok (so --confirm measures it again).
 			r.Status = StatusNoisy

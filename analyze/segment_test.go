@@ -132,10 +132,11 @@ func TestGate(t *testing.T) {
 	big := res(StatusRegression, 1e-6, -20, 0.01)
 	small := res(StatusRegression, 1e-6, -2.5, 0.002) // real but under the 3% minimum effect
 	noisy := res(StatusRegression, 0.001, -8, 0.04)   // under 3 x 4% of noise, and could not see 12%
-	weak := res(StatusImprovement, 0.045, 10, 0.01)   // p 0.045 alone, not after BH over 6 tests: undecided
+	weak := res(StatusImprovement, 0.045, 10, 0.01)   // p 0.045 alone, not after BH over 7 tests: undecided
 	faint := res(StatusImprovement, 0.045, 2, 0.002)  // neither significant nor beyond the floor
 	steady := res(StatusOK, 0.5, 0.1, 0.01)
-	Gate{}.Apply([]*Result{big, small, noisy, weak, faint, steady})
+	calm := res(StatusOK, 0.5, 12, 0.01) // a large difference the method did not take for a change
+	Gate{}.Apply([]*Result{big, small, noisy, weak, faint, steady, calm})
 	for _, c := range []struct {
 		name string
 		r    *Result
@@ -145,15 +146,16 @@ func TestGate(t *testing.T) {
 		{"big", big, StatusRegression, ""},
 		{"small", small, StatusOK, "under the floor of 3.00% (minimum effect)"},
 		{"noisy", noisy, StatusNoisy, "changes under 12.0%"},
-		{"weak", weak, StatusNoisy, "undecided: a change of +10.0% is not significant across the analysis (q=0.054 over the false discovery rate 0.05 across 6 tests)"},
-		{"faint", faint, StatusOK, "over the false discovery rate 0.05 across 6 tests"},
+		{"weak", weak, StatusNoisy, "undecided: a change of +10.0% is not significant across the analysis (q=0.063 over the false discovery rate 0.05 across 7 tests)"},
+		{"faint", faint, StatusOK, "over the false discovery rate 0.05 across 7 tests"},
 		{"steady", steady, StatusOK, ""},
+		{"calm", calm, StatusOK, ""},
 	} {
 		if c.r.Status != c.want || !strings.Contains(c.r.Details+c.r.Reason, c.text) {
 			t.Errorf("%s: %s (%q %q), want %s with %q", c.name, c.r.Status, c.r.Details, c.r.Reason, c.want, c.text)
 		}
 	}
-	if math.Abs(weak.QValue-0.054) > 1e-12 || big.Floor != 3 || noisy.Floor != 12 {
+	if math.Abs(weak.QValue-0.063) > 1e-12 || big.Floor != 3 || noisy.Floor != 12 {
 		t.Errorf("q %g, floors %g %g", weak.QValue, big.Floor, noisy.Floor)
 	}
 	if err := (Gate{FDR: 2}).Validate(); err == nil {

@@ -14,6 +14,8 @@ import (
 // lasting some runs, and the run-to-run noise.
 type fakeHost struct {
 	dir, speed, slow, store string
+	// before is the exit status of hangingNight's first analysis.
+	before int
 }
 
 func newFakeHost(t *testing.T) *fakeHost {

@@ -70,12 +70,14 @@ const abNoisyReason = "too noisy to judge: the interval of the change against th
 // failingSuspects lists the results of rep that fail the analysis or are
 // suspects (a build at a new level that nothing confirms yet), and with
 // auto the noisy results re-runs can decide, by entry key and KPI: what
-// --confirm re-runs.
+// --confirm re-runs. A change the method found that the false discovery
+// rate leaves undecided is a suspect too: re-runs confirm or clear it.
 func failingSuspects(rep *regression.Report, auto bool) map[string]*regression.Suspect {
 	out := map[string]*regression.Suspect{}
 	for _, e := range rep.Entries {
 		for _, r := range e.Results {
-			if r.Failing || r.Status == analyze.StatusSuspect || (auto && undecided(r)) {
+			gated := r.Status == analyze.StatusNoisy && strings.HasPrefix(r.Result.Reason, analyze.UndecidedReason)
+			if r.Failing || r.Status == analyze.StatusSuspect || gated || (auto && undecided(r)) {
 				out[e.Key()+"\x00"+r.KPI] = &regression.Suspect{Entry: e.Name, KPI: r.KPI, Before: r.Status,
 					DeltaBefore: finiteOr0(r.Result.DeltaPercent), RunsBefore: len(r.Current.Samples)}
 			}
