@@ -217,9 +217,38 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 			sr.Builds[i] = seriesBuild{build: b, median: analyze.Median(values[b])}
 		}
 	}
-	slices.SortFunc(snap.series, func(a, b *series) int { return cmp.Compare(a.key, b.key) })
+	slices.SortFunc(snap.series, compareSeries)
 	snap.labels = slices.Sorted(maps.Keys(labelNames))
 	return snap, nil
+}
+
+// compareSeries orders series by workload, then by their labels in name
+// order, values as a person reads them (matrix_size 64 before 1024).
+func compareSeries(a, b *series) int {
+	if c := strings.Compare(a.Workload, b.Workload); c != 0 {
+		return c
+	}
+	names := slices.Sorted(maps.Keys(a.Labels))
+	for _, n := range slices.Sorted(maps.Keys(b.Labels)) {
+		if _, ok := a.Labels[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		va, okA := a.Labels[n]
+		vb, okB := b.Labels[n]
+		switch {
+		case okA != okB && !okA:
+			return -1
+		case okA != okB:
+			return 1
+		}
+		if c := compareValues(va, vb); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.key, b.key)
 }
 
 // mainKPI is the first of order that the series has, else the first of

@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"maps"
@@ -24,6 +25,7 @@ var templates embed.FS
 type pages map[string]*template.Template
 
 var funcs = template.FuncMap{
+	"buildName": buildName,
 	"buildURL":  func(id string) string { return "/builds/" + url.PathEscape(id) },
 	"seriesURL": func(id string) string { return "/series/" + url.PathEscape(id) },
 	"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
@@ -45,10 +47,32 @@ func parsePages() pages {
 	return out
 }
 
-// formatValue writes a KPI value with 4 significant digits.
+// buildName is a build's id as a page shows it: a run's own build
+// ("run:" and its test_uuid) by the start of its test_uuid; the page's
+// link and title carry the whole id.
+func buildName(id string) string {
+	if rest, ok := strings.CutPrefix(id, "run:"); ok && len(rest) > 8 {
+		return "run:" + rest[:8] + "…"
+	}
+	return id
+}
+
+// formatValue writes a KPI value with 4 significant digits, large ones
+// with an SI prefix (67.11M).
 func formatValue(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
+	}
+	for _, p := range []struct {
+		div    float64
+		suffix string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}} {
+		if math.Abs(v) >= p.div {
+			return strconv.FormatFloat(v/p.div, 'g', 4, 64) + p.suffix
+		}
+	}
+	if math.Abs(v) >= 1e4 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
@@ -347,6 +371,7 @@ func (s *Server) buildPage(r *http.Request) (string, any, error) {
 		}
 	}
 	d.Common = common
+	d.CommonHardware = sameHardware(b.Runs)
 	return "build", layout{Title: "Build " + b.Build.ID, Store: s.opts.Store.String(), Page: d}, nil
 }
 
@@ -355,7 +380,28 @@ func (s *Server) buildPage(r *http.Request) (string, any, error) {
 type buildData struct {
 	*BuildDetail
 	Common []labelPair
-	Rows   []runRow
+	// CommonHardware is the hardware of every run, when they all ran on
+	// the same: shown once.
+	CommonHardware *models.HWInfo
+	Rows           []runRow
+}
+
+// sameHardware is the runs' hardware when every run has the same; nil
+// when they differ or one has none.
+func sameHardware(runs []RunDetail) *models.HWInfo {
+	if len(runs) == 0 || runs[0].Hardware == nil {
+		return nil
+	}
+	first, err := json.Marshal(runs[0].Hardware)
+	if err != nil {
+		return nil
+	}
+	for _, r := range runs[1:] {
+		if other, err := json.Marshal(r.Hardware); err != nil || !bytes.Equal(first, other) {
+			return nil
+		}
+	}
+	return runs[0].Hardware
 }
 
 type runRow struct {

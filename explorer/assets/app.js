@@ -27,6 +27,20 @@
     return Number(v.toPrecision(4)).toString();
   }
 
+  // ticks writes the values of an axis with as many decimals as their step
+  // needs, large ones with an SI prefix (67.1M, not 67,100,000): the
+  // labels fit the axis and no two read the same.
+  function ticks(splits) {
+    if (splits.length === 0) {
+      return [];
+    }
+    const big = Math.max(...splits.map(Math.abs));
+    const [div, suffix] = big >= 1e9 ? [1e9, "G"] : big >= 1e6 ? [1e6, "M"] : big >= 1e4 ? [1e3, "k"] : [1, ""];
+    const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / div : 0;
+    const decimals = step > 0 ? Math.min(8, Math.max(0, -Math.floor(Math.log10(step) + 1e-9))) : 0;
+    return splits.map((v) => (v / div).toFixed(decimals) + suffix);
+  }
+
   // Runs of a build spread a little around it, so that they do not hide
   // each other; the build's median sits on it.
   function layout(k) {
@@ -118,8 +132,18 @@
     const opts = {
       width: charts.clientWidth,
       height: 280,
-      scales: { x: { time: false, range: (u, lo, hi) => [Math.floor(lo) - 0.5, Math.ceil(hi) + 0.5] } },
+      // Whole builds: the x range starts and ends half a build around
+      // them, zoomed or not.
+      scales: {
+        x: {
+          time: false,
+          range: (u, lo, hi) => [Math.max(-0.5, Math.round(lo) - 0.5), Math.min(builds.length - 0.5, Math.round(hi) + 0.5)],
+        },
+      },
       cursor: { drag: { x: true, y: false }, points: { size: 9 } },
+      // The tooltip shows the values: a live legend would change width
+      // under the mouse on its way from the chart to a legend entry.
+      legend: { live: false },
       series: [
         {
           label: "build",
@@ -157,7 +181,7 @@
               return b.short_commit ? id + "\n" + b.short_commit : id;
             }),
         },
-        { font: axisFont, size: 64, label: k.unit, labelFont: axisFont, labelSize: 20 },
+        { font: axisFont, size: 64, label: k.unit, labelFont: axisFont, labelSize: 20, values: (u, splits) => ticks(splits) },
       ],
       hooks: {
         setCursor: [(u) => showTip(u, k, points)],
