@@ -125,6 +125,7 @@ func verbs(g *globals) []*cobra.Command {
 		newSchemaCmd(g),
 		newUploadCmd(g),
 		newHistoryCmd(g),
+		newServeCmd(g),
 		newChangePointsCmd(g),
 		newDashboardsCmd(g),
 		newRunCmd(g),
