@@ -123,10 +123,15 @@ type RunPoint struct {
 
 // BuildDetail is /api/builds/{id}: a build and its runs.
 type BuildDetail struct {
-	Build    BuildRef    `json:"build"`
-	FirstRun time.Time   `json:"first_run"`
-	LastRun  time.Time   `json:"last_run"`
-	Runs     []RunDetail `json:"runs"`
+	Build    BuildRef  `json:"build"`
+	FirstRun time.Time `json:"first_run"`
+	LastRun  time.Time `json:"last_run"`
+	// Series is the series asked (?series=ID), "" for all.
+	Series string `json:"series,omitempty"`
+	// RunsTotal is the number of runs of the build (in Series when
+	// given); Runs the first MaxBuildRuns of them, in time order.
+	RunsTotal int         `json:"runs_total"`
+	Runs      []RunDetail `json:"runs"`
 }
 
 // RunDetail is a run as its payload holds it.
@@ -372,10 +377,14 @@ func (s *Server) findSeries(r *http.Request, id string) (*series, error) {
 }
 
 func (s *Server) apiBuild(r *http.Request) (any, error) {
-	if err := checkParams(r.URL.Query()); err != nil {
+	q := r.URL.Query()
+	if err := checkParams(q, "series"); err != nil {
 		return nil, err
 	}
-	return s.buildDetail(r.Context(), r.PathValue("id"))
+	if len(q["series"]) > 1 {
+		return nil, badRequest("query parameter series: give one series id")
+	}
+	return s.buildDetail(r.Context(), r.PathValue("id"), q.Get("series"))
 }
 
 func (s *Server) apiRun(r *http.Request) (any, error) {

@@ -29,6 +29,7 @@ func TestAPIGolden(t *testing.T) {
 		{"history", "/api/history?series=" + ids["64"]},
 		{"history-kpi", "/api/history?series=" + ids["128"] + "&kpi=rate_gflops"},
 		{"build", "/api/builds/nightly-03"},
+		{"build-series", "/api/builds/nightly-03?series=" + ids["256"]},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body := get(t, srv, c.path)
@@ -118,6 +119,8 @@ func TestBadInput(t *testing.T) {
 		{"/series/" + id + "?axis=time", 400, `unknown query parameter &#34;axis&#34;`},
 		{"/builds/nightly-99", 404, `no build &#34;nightly-99&#34;`},
 		{"/api/builds/nightly-99", 404, `no build \"nightly-99\"`},
+		{"/api/builds/nightly-01?series=nope", 404, `no series \"nope\"`},
+		{"/builds/nightly-01?axis=time", 400, `unknown query parameter &#34;axis&#34;`},
 		{"/api/history", 400, "query parameter series: give one series id"},
 		{"/api/history?series=" + id + "&series=" + id, 400, "give one series id"},
 		{"/api/history?series=" + id + "&color=red", 400, `unknown query parameter \"color\"`},

@@ -93,9 +93,15 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 	return h, nil
 }
 
-// buildDetail reads the runs of a build from the store: for each series
-// it has runs in, that series' runs of the build's time span.
-func (s *Server) buildDetail(ctx context.Context, id string) (*BuildDetail, error) {
+// MaxBuildRuns is the most runs a build's page and /api/builds give; a
+// build with more (a CI build running every matrix point) is narrowed to
+// one series with ?series=ID.
+const MaxBuildRuns = 200
+
+// buildDetail reads the runs of a build from the store, of one series
+// when seriesID is not "": for each workload of its series, the runs of
+// the build's time span that are the build's, the first MaxBuildRuns.
+func (s *Server) buildDetail(ctx context.Context, id, seriesID string) (*BuildDetail, error) {
 	snap, err := s.index(ctx)
 	if err != nil {
 		return nil, err
@@ -104,19 +110,43 @@ func (s *Server) buildDetail(ctx context.Context, id string) (*BuildDetail, erro
 	if !ok {
 		return nil, notFound("no build %q in %s", id, s.opts.Store)
 	}
-	out := &BuildDetail{Build: buildRef(b), FirstRun: b.First, LastRun: b.Last, Runs: []RunDetail{}}
-	for _, sr := range b.Series {
-		q := seriesQuery(sr)
+	out := &BuildDetail{Build: buildRef(b), FirstRun: b.First, LastRun: b.Last, RunsTotal: b.Runs, Runs: []RunDetail{}}
+	var only *series
+	if seriesID != "" {
+		if only, ok = snap.byID[seriesID]; !ok {
+			return nil, notFound("no series %q in %s", seriesID, s.opts.Store)
+		}
+		if out.RunsTotal = b.inSeries[only]; out.RunsTotal == 0 {
+			return nil, notFound("build %s has no run in series %s", id, seriesID)
+		}
+		out.Series = seriesID
+	}
+	var queries []lts.Query
+	if only != nil {
+		queries = append(queries, seriesQuery(only))
+	} else {
+		var workloads []string
+		for _, sr := range b.Series {
+			if !slices.Contains(workloads, sr.Workload) {
+				workloads = append(workloads, sr.Workload)
+				queries = append(queries, lts.Query{Workload: sr.Workload})
+			}
+		}
+	}
+	for _, q := range queries {
 		q.Since, q.Until = b.First, b.Last.Add(time.Nanosecond)
 		for p, err := range s.opts.Store.Payloads(ctx, q) {
 			if err != nil {
 				return nil, storeError(s.opts.Store, err)
 			}
 			ref, ok := snap.runs[p.Metadata.TestUUID]
-			if !ok || ref.build != b || ref.series != sr {
+			if !ok || ref.build != b || (only != nil && ref.series != only) {
 				continue
 			}
-			out.Runs = append(out.Runs, s.runDetail(p, sr))
+			if len(out.Runs) == MaxBuildRuns {
+				break
+			}
+			out.Runs = append(out.Runs, s.runDetail(p, ref.series))
 		}
 	}
 	slices.SortStableFunc(out.Runs, func(a, b RunDetail) int {

@@ -67,7 +67,10 @@ type build struct {
 	Build       *models.Build
 	First, Last time.Time
 	Runs        int
-	Series      []*series
+	// Series are the series it has runs in, in the order of their first
+	// run, each with its number of runs.
+	Series   []*series
+	inSeries map[*series]int
 }
 
 // runRef locates a stored run: a query for its series at its time finds
@@ -145,11 +148,6 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 	byKey := map[string]*series{}
 	workloads := map[string]Workload{}
 	labelNames := map[string]bool{}
-	type buildSeries struct {
-		b  *build
-		sr *series
-	}
-	inBuild := map[buildSeries]bool{}
 	for r, err := range s.opts.Store.Records(ctx, lts.Query{}) {
 		if err != nil {
 			return nil, err
@@ -173,15 +171,15 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 		id := r.BuildID()
 		b := snap.builds[id]
 		if b == nil {
-			b = &build{ID: id, Build: r.Build, First: r.Time}
+			b = &build{ID: id, Build: r.Build, First: r.Time, inSeries: map[*series]int{}}
 			snap.builds[id] = b
 		}
 		b.Runs++
 		b.Last = r.Time
-		if pair := (buildSeries{b, sr}); !inBuild[pair] {
-			inBuild[pair] = true
+		if b.inSeries[sr] == 0 {
 			b.Series = append(b.Series, sr)
 		}
+		b.inSeries[sr]++
 		sr.Runs++
 		sr.Last = r.Time
 		points[sr] = append(points[sr], point{b: b, values: r.Values, defs: r.Defs})

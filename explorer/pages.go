@@ -27,6 +27,9 @@ type pages map[string]*template.Template
 var funcs = template.FuncMap{
 	"buildName": buildName,
 	"buildURL":  func(id string) string { return "/builds/" + url.PathEscape(id) },
+	"buildInSeries": func(id, series string) string {
+		return "/builds/" + url.PathEscape(id) + "?series=" + url.QueryEscape(series)
+	},
 	"seriesURL": func(id string) string { return "/series/" + url.PathEscape(id) },
 	"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
 	"value":     formatValue,
@@ -350,13 +353,14 @@ func (s *Server) seriesPage(r *http.Request) (string, any, error) {
 }
 
 func (s *Server) buildPage(r *http.Request) (string, any, error) {
-	if err := checkParams(r.URL.Query()); err != nil {
-		return "", nil, err
-	}
-	b, err := s.buildDetail(r.Context(), r.PathValue("id"))
+	b, err := s.apiBuild(r)
 	if err != nil {
 		return "", nil, err
 	}
+	return s.buildPageOf(b.(*BuildDetail))
+}
+
+func (s *Server) buildPageOf(b *BuildDetail) (string, any, error) {
 	d := buildData{BuildDetail: b}
 	var common []labelPair
 	if len(b.Runs) > 0 {

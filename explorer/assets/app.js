@@ -199,7 +199,7 @@
       const idx = u.cursor.idx;
       if (!moved && idx !== null && idx !== undefined) {
         const b = builds[Math.round(points[idx].x)];
-        window.location.href = "/builds/" + encodeURIComponent(b.id);
+        window.location.href = "/builds/" + encodeURIComponent(b.id) + "?series=" + encodeURIComponent(h.series.id);
       }
     });
     u.over.addEventListener("mouseleave", () => {
