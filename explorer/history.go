@@ -135,6 +135,9 @@ func (s *Server) buildDetail(ctx context.Context, id, seriesID string) (*BuildDe
 	}
 	for _, q := range queries {
 		q.Since, q.Until = b.First, b.Last.Add(time.Nanosecond)
+		// Pages of the runs kept, at most, not of the store's default:
+		// the runs of the span are mostly the build's.
+		q.PageSize = MaxBuildRuns + 1
 		for p, err := range s.opts.Store.Payloads(ctx, q) {
 			if err != nil {
 				return nil, storeError(s.opts.Store, err)
