@@ -38,3 +38,12 @@ func KPIProviders() []KPIProvider {
 	}
 	return out
 }
+
+// MainKPIProvider is the ability of a workload to name its main KPI: the
+// one a person looks at first (the sparkline of `seshat serve`'s series
+// list). Without it, the first KPI by name that regression analysis
+// judges is the main one.
+type MainKPIProvider interface {
+	KPIProvider
+	MainKPI() string
+}

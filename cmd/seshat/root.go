@@ -147,6 +147,7 @@ func verbs(g *globals) []*cobra.Command {
 		newUploadCmd(g),
 		newDownloadCmd(g),
 		newHistoryCmd(g),
+		newServeCmd(g),
 		newChangePointsCmd(g),
 		newDashboardsCmd(g),
 		newRunCmd(g),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -101,6 +102,18 @@ func tab(t testing.TB, path string) (abs string, ctx context.Context, done func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, done = Tab(t, (&url.URL{Scheme: "file", Path: abs}).String())
+	return abs, ctx, done
+}
+
+// Tab opens a URL (a page of a test's own server, a file: URL) in a new
+// tab of the shared Chromium, with a viewport of Window, and waits for the
+// page's load event, as tab does; the test then drives it with chromedp
+// actions on ctx (real mouse and keyboard input), and calls done to close
+// the tab. It skips the test when Chromium is not installed.
+func Tab(t testing.TB, rawURL string) (ctx context.Context, done func()) {
+	t.Helper()
+	Chromium(t)
 	bctx, err := browser()
 	if err != nil {
 		t.Fatal(err)
@@ -108,12 +121,29 @@ func tab(t testing.TB, path string) (abs string, ctx context.Context, done func(
 	tctx, cancelTimeout := context.WithTimeout(bctx, timeout)
 	ctx, cancel := chromedp.NewContext(tctx)
 	done = func() { cancel(); cancelTimeout() }
-	u := (&url.URL{Scheme: "file", Path: abs}).String()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), chromedp.Navigate(u)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), chromedp.Navigate(rawURL)); err != nil {
 		done()
-		t.Fatalf("chromium: opening %s: %v", u, browserError(err))
+		t.Fatalf("chromium: opening %s: %v", rawURL, browserError(err))
 	}
-	return abs, ctx, done
+	return ctx, done
+}
+
+// Screenshot saves what the tab shows, its whole page (beyond the
+// viewport when the page is longer), as a PNG in the test's temporary
+// directory (and in $SESHAT_BROWSERTEST_KEEP when set, for a person to
+// look at), and returns its path.
+func Screenshot(t testing.TB, ctx context.Context, name string) string {
+	t.Helper()
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+	if err != nil {
+		t.Fatalf("chromium: a screenshot: %v", browserError(err))
+	}
+	path := filepath.Join(t.TempDir(), name+".png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keep(t, t.Name()+"_"+name, shot)
+	return path
 }
 
 // browserError adds to err what the shared Chromium printed last, when it

@@ -97,15 +97,23 @@ func Open(t testing.TB, path string) *Page {
 	if p.Screenshot, err = png.Decode(bytes.NewReader(shot)); err != nil {
 		t.Fatalf("screenshot %s: %v", p.ScreenshotPath, err)
 	}
-	if dir := os.Getenv("SESHAT_BROWSERTEST_KEEP"); dir != "" {
-		// For a person to look at: SESHAT_BROWSERTEST_KEEP=/tmp/shots go test ...
-		keep := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+".png")
-		_ = os.MkdirAll(dir, 0o755)
-		if err := os.WriteFile(keep, shot, 0o644); err == nil {
-			t.Logf("screenshot kept in %s", keep)
-		}
-	}
+	keep(t, t.Name(), shot)
 	return p
+}
+
+// keep writes a screenshot for a person to look at into
+// $SESHAT_BROWSERTEST_KEEP, when set (SESHAT_BROWSERTEST_KEEP=/tmp/shots
+// go test ...), named after the test.
+func keep(t testing.TB, name string, shot []byte) {
+	dir := os.Getenv("SESHAT_BROWSERTEST_KEEP")
+	if dir == "" {
+		return
+	}
+	path := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(name)+".png")
+	_ = os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(path, shot, 0o644); err == nil {
+		t.Logf("screenshot kept in %s", path)
+	}
 }
 
 // Resource is a URL the page references, with the element and attribute

@@ -151,3 +151,6 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 	p.Results = &PayloadResults{PI: r.PI, HWInfo: r.HWInfo, Usage: r.Usage, Config: r.Config}
 	return nil
 }
+
+// MainKPI implements workloads.MainKPIProvider: a PI measures throughput.
+func (Workload) MainKPI() string { return "rate_gflops" }

@@ -29,4 +29,7 @@ func (Workload) RegressionKeys() regression.Keys {
 	}
 }
 
-var _ workloads.RegressionDefaults = Workload{}
+var (
+	_ workloads.RegressionDefaults = Workload{}
+	_ workloads.MainKPIProvider    = Workload{}
+)

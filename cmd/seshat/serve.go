@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/lts"
+)
+
+func newServeCmd(g *globals) *cobra.Command {
+	var o pipeline.ServeOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve pages and a JSON API over the LTS store: series, KPI history by build, builds",
+		Long: `Serve, until interrupted, the explorer over the LTS store: a landing page of
+every series with a label filter and a sparkline of its main KPI, a history
+page per series (every KPI by build, runs as dots and build medians as a
+line, with hover, zoom and a legend that hides series) and a page per build
+with its runs, settings and hardware; and /api/series, /api/history and
+/api/builds/{id} as JSON for scripts ([serve.md](serve.md)). It listens on
+127.0.0.1:8050 unless --addr says otherwise: the pages show everything the
+store holds, so binding another address shares it with the network.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			g.credentials(&o.Connection)
+			return pipeline.Serve(cmd.Context(), g.env(), o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
+	f.StringArrayVar(&o.ResultsDirs, "results-dir", nil, "results directory whose run directories the build pages link to (repeatable)")
+	f.StringVar(&o.Addr, "addr", explorer.DefaultAddr, "host:port to listen on")
+	f.DurationVar(&o.Refresh, "refresh", explorer.DefaultMaxAge, "read the list of series from the store again when older than this")
+	addConnectionFlags(f, &o.Connection)
+	config.BindKey(f, "store", "lts.store")
+	return cmd
+}

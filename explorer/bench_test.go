@@ -1,0 +1,213 @@
+package explorer_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/models"
+)
+
+var (
+	benchPayloads = flag.Int("explorer.payloads", 100000, "payloads in BenchmarkExplorer's store")
+	benchDir      = flag.String("explorer.dir", "", "directory keeping BenchmarkExplorer's store between runs (default: a temporary one)")
+)
+
+// Shape of the benchmark's store: 1,000 series (matrix sizes), each run in
+// every nightly build (a CI build runs every matrix point) 5 times, and 8
+// KPIs a payload (pi's 5 and 3 more).
+const (
+	benchSeries       = 1000
+	benchRunsPerBuild = 5
+	benchChunk        = 10000
+)
+
+var benchStore struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// storeOfBench returns the path of the benchmark's SQLite store, built
+// once per run (kept in -explorer.dir, when given, for the next run: it
+// takes a minute), chunk by chunk so that the payloads made are not all in
+// memory at once.
+func storeOfBench(b *testing.B) string {
+	st := &benchStore
+	st.once.Do(func() {
+		dir := *benchDir
+		if dir == "" {
+			if dir, st.err = os.MkdirTemp("", "seshat-explorer-bench-"); st.err != nil {
+				return
+			}
+		}
+		st.path = filepath.Join(dir, fmt.Sprintf("lts-%d-explorer.db", *benchPayloads))
+		s, err := lts.Open(context.Background(), "sqlite:"+st.path, lts.StoreOptions{})
+		if err != nil {
+			st.err = err
+			return
+		}
+		defer s.Close()
+		if n, err := s.Count(context.Background(), lts.Query{}); err == nil && n == int64(*benchPayloads) {
+			return
+		}
+		for start := 0; start < *benchPayloads && st.err == nil; start += benchChunk {
+			_, st.err = s.Put(context.Background(), benchPayloadsFrom(start, min(benchChunk, *benchPayloads-start)))
+		}
+	})
+	if st.err != nil {
+		b.Fatal(st.err)
+	}
+	return st.path
+}
+
+// benchPayloadsFrom makes payloads start..start+n-1 of the store.
+func benchPayloadsFrom(start, n int) []*models.Payload {
+	ps := ltstest.Payloads(n, ltstest.Options{Series: benchSeries, Samples: 5, Seed: uint64(start) + 1})
+	for k, p := range ps {
+		i := start + k
+		m := &p.Metadata
+		m.Start = ltstest.Start.Add(time.Duration(i) * time.Minute)
+		m.End = m.Start.Add(2 * time.Second)
+		// ltstest cycles the series within each call: start is a
+		// multiple of benchSeries, so run i is of series i%benchSeries.
+		build := i / benchSeries / benchRunsPerBuild
+		m.Build = &models.Build{ID: fmt.Sprintf("nightly-%03d", build), Commit: fmt.Sprintf("%040x", 0xc0ffee+build), Ref: "main"}
+		for _, extra := range []string{"gflops_per_core", "wall_seconds", "user_seconds"} {
+			p.KPIs[extra] = models.KPIValue{Value: float64(i%97) + 1, Unit: "ratio", Help: "an extra KPI of the benchmark"}
+		}
+		for name, v := range p.KPIs {
+			v.Timestamp, v.TestUUID = m.Start, m.TestUUID
+			p.KPIs[name] = v
+		}
+	}
+	return ps
+}
+
+// BenchmarkExplorer serves a SQLite store of -explorer.payloads payloads
+// (100,000 by default) × 8 KPIs in 1,000 series and 20 builds, each build
+// running every series 5 times, and times what a person and a script ask:
+// the landing page with the series index read from the store (cold) and
+// kept (warm), a series page (every KPI of a series, 100 runs), and the
+// API calls (series list, a history, a build's runs in one series and its
+// first 200 runs). Each reports ms/op and its p95; peak-RSS-MB is the
+// process's peak resident memory while serving (VmHWM, reset after the
+// store is built).
+//
+// On the 2-core machine, shared with other builds (go test ./explorer
+// -run '^$' -bench . -benchtime 20x, 100,000 payloads; mean and p95 in ms;
+// targets of issue 25 in brackets):
+//
+//	landing, index read from the store    2124   p95 3432   [1000: missed]
+//	landing, index kept                    121   p95  443   [1000]
+//	series page                             19   p95  169   [300]
+//	/api/series                             34   p95   83   [200]
+//	/api/history                             4   p95   24   [200]
+//	/api/builds/{id}?series=ID               2   p95   18   [200]
+//	/api/builds/{id} (200 of 5,000 runs)    61   p95  329   [200: missed]
+//	peak RSS while serving                 322-340 MB       [500]
+//
+// Reading the index (every run's record) is the cost of a cold landing
+// page: the first request, and the first after --refresh.
+func BenchmarkExplorer(b *testing.B) {
+	path := storeOfBench(b)
+	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeakRSS(b)
+	cold, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered})
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered, MaxAge: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var list explorer.SeriesList
+	body := benchGet(b, warm, "/api/series")
+	if err := json.Unmarshal(body, &list); err != nil || len(list.Series) != benchSeries {
+		b.Fatalf("%d series (%v), want %d", len(list.Series), err, benchSeries)
+	}
+	id := list.Series[len(list.Series)/2].ID
+	for _, c := range []struct {
+		name, path string
+		h          http.Handler
+	}{
+		{"landing-cold", "/", cold},
+		{"landing", "/", warm},
+		{"series-page", "/series/" + id, warm},
+		{"api-series", "/api/series", warm},
+		{"api-history", "/api/history?series=" + id, warm},
+		{"api-build-series", "/api/builds/nightly-001?series=" + id, warm},
+		{"api-build", "/api/builds/nightly-001", warm},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var times []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				benchGet(b, c.h, c.path)
+				times = append(times, time.Since(t0))
+			}
+			slices.Sort(times)
+			p95 := times[min(len(times)-1, len(times)*95/100)]
+			b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+			b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
+		})
+	}
+}
+
+func benchGet(b *testing.B, h http.Handler, path string) []byte {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	if w.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
+	}
+	return w.Body.Bytes()
+}
+
+// resetPeakRSS resets the process's peak resident memory (VmHWM) to its
+// current one, where Linux allows (/proc/self/clear_refs).
+func resetPeakRSS(b *testing.B) {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Logf("peak RSS not reset (%v): it includes building the store", err)
+	}
+}
+
+// peakRSSMB is the process's peak resident memory in MB (VmHWM); 0 where
+// /proc does not say.
+func peakRSSMB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if err == nil {
+				return float64(kb) / 1000
+			}
+		}
+	}
+	return 0
+}

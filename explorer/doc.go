@@ -1,0 +1,29 @@
+// Package explorer is `seshat serve`: HTML pages and JSON endpoints over an
+// LTS store (any lts.Store: SQLite, OpenSearch), served by one binary.
+//
+// Data flows from the store to three kinds of page, each with its JSON twin:
+//
+//   - the series index: every stored run read as an lts.Record, cut into
+//     series (a workload and its labels minus the comparison, ignored and
+//     meta keys of regression analysis, so a series here is a history
+//     there) and builds (lts.Record.BuildID). It is kept in memory and read
+//     again once older than Options.MaxAge. The landing page (/) and
+//     /api/series list the series, filtered by label (?label=value...),
+//     with the label values and their counts and a sparkline of each
+//     series' main KPI (its workload's first KPI) by build;
+//   - a series' history (/series/{id}, /api/history?series=ID), read from
+//     the store for each request: every KPI by build, the runs and the
+//     median of each build, with the build's id, commit, ref and CI link.
+//     The page draws it in the browser with uPlot (vendored under
+//     assets/uplot, embedded; assets/refresh.sh refreshes it);
+//   - a build (/builds/{id}, /api/builds/{id}): its runs as their payloads
+//     hold them (settings, hardware, usage, KPIs), each linked to its run
+//     directory when one of Options.ResultsDirs holds it (/runs/{uuid}/),
+//     else to its payload (/api/runs/{uuid}).
+//
+// Every string that comes from the store is escaped where it is written:
+// html/template for pages, encoding/json (HTML-safe) for the API, and the
+// page scripts set text, never markup. Unknown series, builds, runs and
+// labels are 404 naming them, malformed query parameters 400, and a store
+// that fails 503 with its error, the server going on.
+package explorer
