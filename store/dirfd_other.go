@@ -72,6 +72,9 @@ func statOf(st fs.FileInfo) fileStat {
 	}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		fst.id = fileID{uint64(sys.Dev), uint64(sys.Ino)}
+		if c := changeTime(sys); c != 0 {
+			fst.ctime = c
+		}
 	}
 	return fst
 }
