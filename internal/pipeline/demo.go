@@ -72,13 +72,13 @@ func Demo(ctx context.Context, env Env, opts DemoOptions) error {
 		what string
 		do   func(context.Context) error
 	}{
-		{"run stack A (float32), night 1", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night1") }},
+		{"run stack A (float32), night 1", func(ctx context.Context) error { return d.run(ctx, "stack_a", "night-1", d.stackA+"-night1") }},
 		{"upload night 1 to the embedded store", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night1") }},
-		{"run stack A, night 2 (a build of its own)", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night2") }},
+		{"run stack A, night 2 (a build of its own)", func(ctx context.Context) error { return d.run(ctx, "stack_a", "night-2", d.stackA+"-night2") }},
 		{"upload night 2", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night2") }},
-		{"run stack A, night 3", func(ctx context.Context) error { return d.run(ctx, "stack_a", d.stackA+"-night3") }},
+		{"run stack A, night 3", func(ctx context.Context) error { return d.run(ctx, "stack_a", "night-3", d.stackA+"-night3") }},
 		{"upload night 3", func(ctx context.Context) error { return d.upload(ctx, d.stackA+"-night3") }},
-		{"run stack B (float64)", func(ctx context.Context) error { return d.run(ctx, "stack_b", d.stackB) }},
+		{"run stack B (float64)", func(ctx context.Context) error { return d.run(ctx, "stack_b", "stack-b", d.stackB) }},
 		{"regression analysis of stack B against the history", d.regression},
 		{"upload stack B", func(ctx context.Context) error { return d.upload(ctx, d.stackB) }},
 		{"reports", d.visualize},
@@ -110,9 +110,12 @@ type demo struct {
 
 // run runs one stack as an invocation of its own, a build of its own
 // whatever the CI's environment or git say of the directory the demo runs
-// in: the demo's history is its stacks, one build each.
-func (d demo) run(ctx context.Context, expe, dir string) error {
+// in: the demo's history is its stacks, one build each, named as a team
+// names its builds (the demo's start, then night-1 ... stack-b), so that
+// every page and table shows which night a value came from.
+func (d demo) run(ctx context.Context, expe, name, dir string) error {
 	b := runner.InvocationBuild("", time.Now())
+	b.ID = filepath.Base(d.this) + "-" + name
 	return Run(ctx, d.env, RunOptions{Benchmark: d.benchmark, ResultsDir: dir, Expe: []string{expe}, Build: &b})
 }
 
