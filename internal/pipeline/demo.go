@@ -111,11 +111,12 @@ type demo struct {
 // run runs one stack as an invocation of its own, a build of its own
 // whatever the CI's environment or git say of the directory the demo runs
 // in: the demo's history is its stacks, one build each, named as a team
-// names its builds (the demo's start, then night-1 ... stack-b), so that
-// every page and table shows which night a value came from.
+// names its builds (night-1 ... stack-b, then the demo's start, which
+// keeps each demo's builds apart in the history they share), so that every
+// page and table shows which night a value came from, even cut short.
 func (d demo) run(ctx context.Context, expe, name, dir string) error {
 	b := runner.InvocationBuild("", time.Now())
-	b.ID = filepath.Base(d.this) + "-" + name
+	b.ID = name + "-" + filepath.Base(d.this)
 	return Run(ctx, d.env, RunOptions{Benchmark: d.benchmark, ResultsDir: dir, Expe: []string{expe}, Build: &b})
 }
 
