@@ -188,14 +188,8 @@ func (s *Server) Watch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.mu.Lock()
-			done := s.startLoad()
-			s.mu.Unlock()
-			select {
-			case <-done:
-			case <-ctx.Done():
-				return
-			}
+			// A failure is kept for the pages (indexError) and logged.
+			_ = s.Preload(ctx)
 		}
 	}
 }
@@ -248,9 +242,10 @@ func seriesKey(workload string, keys regression.Keys, labels map[string]string) 
 // store. A store shares one map among the records of a label set (SQLite
 // decodes each once), and making the key (sorting and joining the labels)
 // was a third of the read: 2.6 s of the 7.4 s of five reads of 100,000
-// runs. A map is found by its address, then compared, so a store that
-// shares nothing is still right; the memo is emptied when it grows past
-// maxKeyMemo, so such a store does not keep every map alive.
+// runs. A map is found by its address: the memo holds the map, so no
+// other can take its address while it is there. It is emptied when it
+// grows past maxKeyMemo, so that a store sharing nothing does not keep
+// every map alive.
 type keyMemo map[keyMemoID]memoKey
 
 type keyMemoID struct {
@@ -259,7 +254,7 @@ type keyMemoID struct {
 }
 
 type memoKey struct {
-	orig, labels map[string]string
+	orig, labels map[string]string // orig: held so that its address stays its
 	key          string
 }
 
@@ -267,7 +262,7 @@ const maxKeyMemo = 1 << 14
 
 func (m keyMemo) of(workload string, keys regression.Keys, labels map[string]string) (map[string]string, string) {
 	id := keyMemoID{workload, reflect.ValueOf(labels).UnsafePointer()}
-	if k, ok := m[id]; ok && maps.Equal(k.orig, labels) {
+	if k, ok := m[id]; ok {
 		return k.labels, k.key
 	}
 	out, key := seriesKey(workload, keys, labels)
