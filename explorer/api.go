@@ -28,6 +28,9 @@ type SeriesList struct {
 	// filter selects.
 	Labels []LabelValues   `json:"labels"`
 	Series []SeriesSummary `json:"series"`
+	// Stale says why the series listed are not fresh: the last read of
+	// the store failed, and these are the previous read's.
+	Stale string `json:"stale,omitempty"`
 }
 
 // LabelValues are the values of one label.
@@ -335,7 +338,9 @@ func (s *Server) apiSeries(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return seriesList(snap, f, s.opts.Store.String()), nil
+	list := seriesList(snap, f, s.opts.Store.String())
+	list.Stale = s.indexError()
+	return list, nil
 }
 
 func (s *Server) apiHistory(r *http.Request) (any, error) {

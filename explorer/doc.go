@@ -6,8 +6,10 @@
 //   - the series index: every stored run read as an lts.Record, cut into
 //     series (a workload and its labels minus the comparison, ignored and
 //     meta keys of regression analysis, so a series here is a history
-//     there) and builds (lts.Record.BuildID). It is kept in memory and read
-//     again once older than Options.MaxAge. The landing page (/) and
+//     there) and builds (lts.Record.BuildID). It is kept in memory, read
+//     before serving (Server.Preload) and again every Options.MaxAge in
+//     the background (Server.Watch), the previous one served meanwhile
+//     and kept when a read fails. The landing page (/) and
 //     /api/series list the series, filtered by label (?label=value...),
 //     with the label values and their counts and a sparkline of each
 //     series' main KPI (its workload's first KPI) by build;
@@ -19,7 +21,12 @@
 //   - a build (/builds/{id}, /api/builds/{id}): its runs as their payloads
 //     hold them (settings, hardware, usage, KPIs), each linked to its run
 //     directory when one of Options.ResultsDirs holds it (/runs/{uuid}/),
-//     else to its payload (/api/runs/{uuid}).
+//     else to its payload (/api/runs/{uuid});
+//   - a comparison of two builds (/builds/{id}/compare?with=ID,
+//     /api/compare?a=ID&b=ID): each read as `seshat compare build:ID`
+//     reads it (compare.StoreBuild), cut into the series of the index, and
+//     each series compared by compare.Build, so the medians, deltas and
+//     p-values are the command's.
 //
 // Every string that comes from the store is escaped where it is written:
 // html/template for pages, encoding/json (HTML-safe) for the API, and the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/lts"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	// MaxAge is how long the series index is reused before the store is
 	// read again; 0 reads it for every request that needs it.
 	MaxAge time.Duration
+	// Compare says how builds are compared (its Definition and Samples:
+	// what `seshat compare` passes); Keys is the explorer's own, the
+	// labels that are not a series'.
+	Compare compare.Options
 	// Log receives the store errors answered with 503; nil discards.
 	Log *slog.Logger
 }
@@ -58,8 +63,12 @@ type Server struct {
 	pages   pages
 	runDirs map[string]string // test_uuid -> run directory
 
-	mu   sync.Mutex // held while the index loads: one load at a time
-	snap *snapshot
+	mu        sync.Mutex // guards the index and its reads
+	snap      *snapshot
+	loading   chan struct{} // closed when the read under way ends; nil: none
+	loadErr   error         // the last read's error; nil when it succeeded
+	loadErrAt time.Time
+	watching  bool // Watch reads the index on its timer
 }
 
 //go:embed assets/uplot/uPlot.iife.min.js assets/uplot/uPlot.min.css assets/uplot/LICENSE assets/app.js assets/style.css
@@ -88,11 +97,13 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /{$}", s.page(s.landingPage))
 	s.mux.HandleFunc("GET /series/{id}", s.page(s.seriesPage))
 	s.mux.HandleFunc("GET /builds/{id}", s.page(s.buildPage))
+	s.mux.HandleFunc("GET /builds/{id}/compare", s.page(s.comparePage))
 	s.mux.HandleFunc("GET /runs/{uuid}/{path...}", s.runFiles)
 	s.mux.HandleFunc("GET /api/series", s.api(s.apiSeries))
 	s.mux.HandleFunc("GET /api/history", s.api(s.apiHistory))
 	s.mux.HandleFunc("GET /api/builds/{id}", s.api(s.apiBuild))
 	s.mux.HandleFunc("GET /api/runs/{uuid}", s.api(s.apiRun))
+	s.mux.HandleFunc("GET /api/compare", s.api(s.apiCompare))
 	s.mux.HandleFunc("/api/", s.api(func(r *http.Request) (any, error) {
 		return nil, notFound("no endpoint %s %s", r.Method, r.URL.Path)
 	}))

@@ -133,8 +133,18 @@ func (s *Server) buildDetail(ctx context.Context, id, seriesID string) (*BuildDe
 			}
 		}
 	}
+	// The span of the runs shown, not the build's: a build of 5,000 runs
+	// was read whole to show its first 200 (329 ms at p95 instead of
+	// 200). A build named by its runs is asked by name as well.
+	until := b.Last
+	if only == nil {
+		until = b.times[min(len(b.times), MaxBuildRuns)-1]
+	}
 	for _, q := range queries {
-		q.Since, q.Until = b.First, b.Last.Add(time.Nanosecond)
+		q.Since, q.Until = b.First, until.Add(time.Nanosecond)
+		if only == nil && !strings.HasPrefix(id, "run:") {
+			q.Builds = []string{id}
+		}
 		// Pages of the runs kept, at most, not of the store's default:
 		// the runs of the span are mostly the build's.
 		q.PageSize = MaxBuildRuns + 1

@@ -30,21 +30,22 @@ var funcs = template.FuncMap{
 	"buildInSeries": func(id, series string) string {
 		return "/builds/" + url.PathEscape(id) + "?series=" + url.QueryEscape(series)
 	},
-	"seriesURL": func(id string) string { return "/series/" + url.PathEscape(id) },
-	"time":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-	"value":     formatValue,
-	"setting":   formatSetting,
-	"bytes":     func(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) },
-	"deref":     func(p *int) int { return *p },
-	"mib":       func(n int64) float64 { return float64(n) / (1 << 20) },
-	"sorted":    func(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) },
-	"sortedAny": func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) },
-	"sortedKPI": func(m map[string]RunKPI) []string { return slices.Sorted(maps.Keys(m)) },
+	"compareURL": compareURL,
+	"seriesURL":  func(id string) string { return "/series/" + url.PathEscape(id) },
+	"time":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"value":      formatValue,
+	"setting":    formatSetting,
+	"bytes":      func(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) },
+	"deref":      func(p *int) int { return *p },
+	"mib":        func(n int64) float64 { return float64(n) / (1 << 20) },
+	"sorted":     func(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) },
+	"sortedAny":  func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) },
+	"sortedKPI":  func(m map[string]RunKPI) []string { return slices.Sorted(maps.Keys(m)) },
 }
 
 func parsePages() pages {
 	out := pages{}
-	for _, name := range []string{"landing", "series", "build", "error"} {
+	for _, name := range []string{"landing", "series", "build", "compare", "error"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templates, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
@@ -95,6 +96,8 @@ func formatSetting(v any) string {
 type layout struct {
 	Title string
 	Store string
+	// Stale says why the series shown are not fresh (Server.indexError).
+	Stale string
 	Page  any
 }
 
@@ -105,6 +108,10 @@ func (s *Server) page(f func(r *http.Request) (string, any, error)) http.Handler
 		name, data, err := f(r)
 		code := http.StatusOK
 		var buf bytes.Buffer
+		if l, ok := data.(layout); ok && err == nil {
+			l.Stale = s.indexError()
+			data = l
+		}
 		if err == nil {
 			err = s.pages[name].Execute(&buf, data)
 			if err != nil {

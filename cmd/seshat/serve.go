@@ -18,8 +18,11 @@ func newServeCmd(g *globals) *cobra.Command {
 every series with a label filter and a sparkline of its main KPI, a history
 page per series (every KPI by build, runs as dots and build medians as a
 line, with hover, zoom and a legend that hides series) and a page per build
-with its runs, settings and hardware; and /api/series, /api/history and
-/api/builds/{id} as JSON for scripts ([serve.md](serve.md)). It listens on
+with its runs, settings and hardware and a comparison with another build
+(as seshat compare build:A build:B); and /api/series, /api/history,
+/api/builds/{id} and /api/compare as JSON for scripts ([serve.md](serve.md)).
+The list of series is read before listening, then every --refresh in the
+background. It listens on
 127.0.0.1:8050 unless --addr says otherwise: the pages show everything the
 store holds, so binding another address shares it with the network.`,
 		Args: noArgs,
@@ -32,7 +35,7 @@ store holds, so binding another address shares it with the network.`,
 	f.StringVar(&o.Store, "store", lts.DefaultStoreURL, "LTS store: sqlite:PATH or http(s)://host:port (OpenSearch)")
 	f.StringArrayVar(&o.ResultsDirs, "results-dir", nil, "results directory whose run directories the build pages link to (repeatable)")
 	f.StringVar(&o.Addr, "addr", explorer.DefaultAddr, "host:port to listen on")
-	f.DurationVar(&o.Refresh, "refresh", explorer.DefaultMaxAge, "read the list of series from the store again when older than this")
+	f.DurationVar(&o.Refresh, "refresh", explorer.DefaultMaxAge, "read the list of series from the store again this often, in the background")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "store", "lts.store")
 	return cmd

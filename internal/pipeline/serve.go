@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 )
@@ -50,10 +51,16 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	}
 	defer s.Close()
 	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered,
-		MaxAge: opts.Refresh, Log: env.logger()})
+		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: kpiDefinition, Samples: compareSamples}})
 	if err != nil {
 		return exitcode.With(exitcode.InvalidInput, err)
 	}
+	// The series index is read before listening, so that the first page
+	// finds it, then again every --refresh in the background.
+	if err := srv.Preload(ctx); err != nil {
+		env.logger().Warn(fmt.Sprintf("serve: %v (the pages say so until a read succeeds)", err))
+	}
+	go srv.Watch(ctx)
 	return explorer.Serve(ctx, addr, srv, func(url string) {
 		fmt.Fprintf(env.status(), "serving %s on %s (interrupt to stop)\n", s, url)
 	})

@@ -1,0 +1,125 @@
+package explorer_test
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/internal/browsertest"
+	"github.com/seshat-bench/seshat/internal/golden"
+	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/models"
+)
+
+// compareFixture: builds base and slow run 3 series 6 times each, slow
+// with 20% less rate_gflops; build lonely runs one other series.
+func compareFixture() []*models.Payload {
+	const series, runs = 3, 6
+	ps := ltstest.Payloads(series*runs*2, ltstest.Options{Series: series, Samples: 10, Seed: 11})
+	for i, p := range ps {
+		m := &p.Metadata
+		m.Start = ltstest.Start.Add(time.Duration(i) * time.Minute)
+		m.End = m.Start.Add(2 * time.Second)
+		id, commit := "base", "c0ffee1"
+		if i >= series*runs {
+			id, commit = "slow", "bad5eed"
+			v := p.KPIs["rate_gflops"]
+			v.Value *= 0.8
+			p.KPIs["rate_gflops"] = v
+		}
+		m.Build = &models.Build{ID: id, Commit: commit + strings.Repeat("0", 33), Ref: "main"}
+	}
+	lonely := ltstest.Payloads(2, ltstest.Options{Series: 1, Samples: 10, Seed: 12})
+	for i, p := range lonely {
+		m := &p.Metadata
+		m.Start = ltstest.Start.Add(time.Duration(len(ps)+i) * time.Minute)
+		m.End = m.Start.Add(2 * time.Second)
+		m.Labels["matrix_size"] = "7"
+		m.Build = &models.Build{ID: "lonely", Commit: fmt.Sprintf("%040d", 7), Ref: "topic"}
+	}
+	return append(ps, lonely...)
+}
+
+// TestCompareAPI: /api/compare puts two builds side by side per series
+// and KPI as `seshat compare` does; the slower build's rate is worse in
+// every series (the series with a change first); an unknown build is 404
+// naming it, a missing one 400, and builds with no series in common say
+// so.
+func TestCompareAPI(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, sqliteStore(t, compareFixture()), explorer.Options{})
+	code, body := get(t, srv, "/api/compare?a=base&b=slow")
+	if code != http.StatusOK {
+		t.Fatalf("GET /api/compare?a=base&b=slow: %d %s", code, body)
+	}
+	golden.Check(t, filepath.Join("testdata", "api", "compare.json"), []byte(body), *update)
+	var c explorer.Comparison
+	getJSON(t, srv, "/api/compare?a=base&b=slow", &c)
+	if len(c.Series) != 3 {
+		t.Fatalf("%d series compared, want 3", len(c.Series))
+	}
+	for _, sc := range c.Series {
+		k := sc.KPIs[0]
+		if k.KPI != "rate_gflops" || k.Verdict != "worse" || k.Delta == nil || *k.Delta > -15 || *k.Delta < -25 || k.P == nil || *k.P >= 0.05 {
+			t.Errorf("series %v: first KPI %s %s delta %v p %v, want rate_gflops worse by about 20%%", sc.Series.Labels, k.KPI, k.Verdict, k.Delta, k.P)
+		}
+	}
+	getJSON(t, srv, "/api/compare?a=base&b=lonely", &c)
+	if len(c.Series) != 0 || !strings.Contains(c.Message, "no series in common") || c.OnlyA != 3 || c.OnlyB != 1 {
+		t.Errorf("base vs lonely: %d series, message %q, only %d/%d; want none, said", len(c.Series), c.Message, c.OnlyA, c.OnlyB)
+	}
+	for _, e := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/api/compare?a=base&b=nope", http.StatusNotFound, `no build \"nope\"`},
+		{"/api/compare?a=base", http.StatusBadRequest, "query parameter b"},
+		{"/api/compare?a=base&b=slow&c=1", http.StatusBadRequest, "c"},
+		{"/builds/nope/compare", http.StatusNotFound, "no build &#34;nope&#34;"},
+		{"/builds/slow/compare?with=nope", http.StatusNotFound, "no build &#34;nope&#34;"},
+		{"/builds/slow/compare?with=lonely", http.StatusOK, "no series in common"},
+		{"/builds/slow/compare", http.StatusOK, "previous build (base)"},
+	} {
+		if code, body := get(t, srv, e.path); code != e.code || !strings.Contains(body, e.want) {
+			t.Errorf("GET %s: %d, want %d with %q:\n%s", e.path, code, e.code, e.want, body)
+		}
+	}
+}
+
+// TestCompareInChromium: on a build's comparison page, picking the other
+// build from the list shows the table, series by series, the slower rate
+// marked worse, within 1,280 px.
+func TestCompareInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	srv := serve(t, sqliteStore(t, compareFixture()), explorer.Options{})
+	ctx, done := browsertest.Tab(t, srv.URL+"/builds/slow")
+	defer done()
+	do(t, ctx, "following the compare link",
+		chromedp.Click(chromedp.CSS(`a.compare-link`)),
+		chromedp.WaitVisible(chromedp.ID("with")))
+	do(t, ctx, "picking lonely",
+		chromedp.SetValue(chromedp.ID("with"), "lonely"),
+		chromedp.Click(chromedp.ID("compare-go")),
+		chromedp.WaitVisible(chromedp.ID("no-common")))
+	do(t, ctx, "picking base",
+		chromedp.SetValue(chromedp.ID("with"), "base"),
+		chromedp.Click(chromedp.ID("compare-go")),
+		chromedp.WaitVisible(chromedp.ID("comparison")))
+	loc := value(t, ctx, "the URL", chromedp.Location())
+	groups := value(t, ctx, "the series", chromedp.Evaluate[int](`document.querySelectorAll("#comparison tbody.series-group").length`))
+	worse := value(t, ctx, "the worse rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#comparison tr.verdict-worse td:first-child"), e => e.textContent)`))
+	if !strings.HasSuffix(loc, "/builds/slow/compare?with=base") || groups != 3 || len(worse) != 3 || worse[0] != "rate_gflops" {
+		t.Errorf("compared with base at %s: %d series, worse rows %q; want 3 series, rate_gflops worse in each", loc, groups, worse)
+	}
+	if w := value(t, ctx, "the page's width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 1280 {
+		t.Errorf("the comparison is %d px wide, more than the window's 1,280", w)
+	}
+	t.Logf("screenshot %s", browsertest.Screenshot(t, ctx, "compare"))
+}
