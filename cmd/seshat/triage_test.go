@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 )
@@ -54,5 +60,51 @@ func TestRegressionHonoursTriage(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "matched no regression") {
 		t.Errorf("a triage ack is reported unused:\n%s", r.stderr)
+	}
+}
+
+// TestTriageInChromium: on the alerts page of `seshat serve
+// --allow-triage`, typing a reason and clicking "acknowledge" triages the
+// alert (its status changes on the page and in the store), and the next
+// `seshat regression` of the build passes, showing the reason.
+func TestTriageInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	t.Parallel()
+	dir := t.TempDir()
+	url, file := plant(t, dir, history(), current("64", droppedRates, risenLatencies))
+	r := runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", filepath.Join(dir, "r1"), "--store-results")
+	if r.code != 2 {
+		t.Fatalf("first analysis: exit %d (want 2)\n%s", r.code, r.stderr)
+	}
+	h, err := explorer.New(explorer.Options{Store: ltstest.Open(t, url, lts.StoreOptions{}), Workloads: explorer.Registered, AllowTriage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, done := browsertest.Tab(t, srv.URL+"/alerts")
+	defer done()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#alerts tr.alert button[data-state="acknowledged"]`))); err != nil {
+		t.Fatalf("chromium: the triage buttons: %v", err)
+	}
+	for i := 1; i <= 2; i++ {
+		row := fmt.Sprintf(`#alerts tr.alert:nth-child(%d)`, i)
+		err := chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.CSS(row+` input.reason`), "new BLAS kernels"),
+			chromedp.Click(chromedp.CSS(row+` button[data-state="acknowledged"]`)))
+		if err != nil {
+			t.Fatalf("chromium: acknowledging alert %d: %v", i, err)
+		}
+		state, err := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(
+			`(() => { const s = document.querySelector(%q).textContent; return s === "acknowledged" ? s : null; })()`, row+` .triage-state`),
+			chromedp.WithPollingTimeout(20*time.Second)))
+		if err != nil || state != "acknowledged" {
+			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+			t.Fatalf("alert %d after the click: %q, %v; row: %s", i, state, err, text)
+		}
+	}
+	r = runSeshat(t, nil, "regression", "--lts", file, "--history", url, "--report-dir", filepath.Join(dir, "r2"))
+	if r.code != 0 || !strings.Contains(r.stdout, "acknowledged in triage: new BLAS kernels") {
+		t.Fatalf("after triage in the page: exit %d (want 0)\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
