@@ -20,6 +20,11 @@
 //     hold them (settings, hardware, usage, KPIs), each linked to its run
 //     directory when one of Options.ResultsDirs holds it (/runs/{uuid}/),
 //     else to its payload (/api/runs/{uuid}).
+//   - the alerts (/alerts, /api/alerts): the regressions and improvements
+//     that `seshat regression --store-results` stored (lts.VerdictStore),
+//     newest first, with their triage; POST /api/alerts/{id}/triage, the
+//     only write, needs Options.AllowTriage, a writable store, the same
+//     origin and Options.Token when set (alerts.go).
 //
 // Every string that comes from the store is escaped where it is written:
 // html/template for pages, encoding/json (HTML-safe) for the API, and the
