@@ -426,27 +426,35 @@ func (s *store) ensureTemplates(ctx context.Context, b *backoff, stats *lts.PutS
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		r, err := s.do(ctx, b, stats, "index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
-		}, http.StatusNotFound)
-		if err != nil {
+		if err := s.installTemplate(ctx, b, stats, name, tpls[name]); err != nil {
 			return err
 		}
-		if r.status != http.StatusNotFound {
-			continue
-		}
-		body, err := json.Marshal(tpls[name])
-		if err != nil {
-			return err
-		}
-		if _, err := s.do(ctx, b, stats, "install index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
-		}); err != nil {
-			return err
-		}
-		s.opts.Log.Debug("installed index template", "name", name)
 	}
 	s.templatesReady = true
+	return nil
+}
+
+// installTemplate installs the index template name unless it exists.
+func (s *store) installTemplate(ctx context.Context, b *backoff, stats *lts.PutStats, name string, tpl any) error {
+	r, err := s.do(ctx, b, stats, "index template "+name, func() opensearchapi.Request {
+		return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
+	}, http.StatusNotFound)
+	if err != nil {
+		return err
+	}
+	if r.status != http.StatusNotFound {
+		return nil
+	}
+	body, err := json.Marshal(tpl)
+	if err != nil {
+		return err
+	}
+	if _, err := s.do(ctx, b, stats, "install index template "+name, func() opensearchapi.Request {
+		return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
+	}); err != nil {
+		return err
+	}
+	s.opts.Log.Debug("installed index template", "name", name)
 	return nil
 }
 

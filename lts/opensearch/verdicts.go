@@ -1,11 +1,9 @@
 package opensearch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
 
@@ -47,22 +45,7 @@ func (s *store) verdictTemplates() map[string]map[string]any {
 func (s *store) ensureVerdictTemplates(ctx context.Context, b *backoff) error {
 	var stats lts.PutStats
 	for name, tpl := range s.verdictTemplates() {
-		r, err := s.do(ctx, b, &stats, "index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
-		}, http.StatusNotFound)
-		if err != nil {
-			return err
-		}
-		if r.status != http.StatusNotFound {
-			continue
-		}
-		body, err := json.Marshal(tpl)
-		if err != nil {
-			return err
-		}
-		if _, err := s.do(ctx, b, &stats, "install index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
-		}); err != nil {
+		if err := s.installTemplate(ctx, b, &stats, name, tpl); err != nil {
 			return err
 		}
 	}
