@@ -26,7 +26,12 @@
 //     /api/compare?a=ID&b=ID): each read as `seshat compare build:ID`
 //     reads it (compare.StoreBuild), cut into the series of the index, and
 //     each series compared by compare.Build, so the medians, deltas and
-//     p-values are the command's.
+//     p-values are the command's;
+//   - the alerts (/alerts, /api/alerts): the regressions and improvements
+//     that `seshat regression --store-results` stored (lts.VerdictStore),
+//     newest first, with their triage; POST /api/alerts/{id}/triage, the
+//     only write, needs Options.AllowTriage, a writable store, the same
+//     origin and Options.Token when set (alerts.go).
 //
 // Every string that comes from the store is escaped where it is written:
 // html/template for pages, encoding/json (HTML-safe) for the API, and the

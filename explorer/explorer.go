@@ -54,6 +54,11 @@ type Options struct {
 	Compare compare.Options
 	// Log receives the store errors answered with 503; nil discards.
 	Log *slog.Logger
+	// AllowTriage lets the alerts be triaged (POST
+	// /api/alerts/{id}/triage), unless ReadOnly; Token, when set, must
+	// come with each triage as "Authorization: Bearer TOKEN".
+	AllowTriage, ReadOnly bool
+	Token                 string
 }
 
 // Server is the explorer's http.Handler.
@@ -71,7 +76,7 @@ type Server struct {
 	watching  bool // Watch reads the index on its timer
 }
 
-//go:embed assets/uplot/uPlot.iife.min.js assets/uplot/uPlot.min.css assets/uplot/LICENSE assets/app.js assets/style.css
+//go:embed assets/uplot/uPlot.iife.min.js assets/uplot/uPlot.min.css assets/uplot/LICENSE assets/app.js assets/alerts.js assets/style.css
 var assets embed.FS
 
 // New returns the server of the store opts.Store. The results
@@ -104,6 +109,9 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/builds/{id}", s.api(s.apiBuild))
 	s.mux.HandleFunc("GET /api/runs/{uuid}", s.api(s.apiRun))
 	s.mux.HandleFunc("GET /api/compare", s.api(s.apiCompare))
+	s.mux.HandleFunc("GET /alerts", s.page(s.alertsPage))
+	s.mux.HandleFunc("GET /api/alerts", s.api(s.apiAlerts))
+	s.mux.HandleFunc("POST /api/alerts/{id}/triage", s.api(s.apiTriage))
 	s.mux.HandleFunc("/api/", s.api(func(r *http.Request) (any, error) {
 		return nil, notFound("no endpoint %s %s", r.Method, r.URL.Path)
 	}))

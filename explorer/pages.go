@@ -45,7 +45,7 @@ var funcs = template.FuncMap{
 
 func parsePages() pages {
 	out := pages{}
-	for _, name := range []string{"landing", "series", "build", "compare", "error"} {
+	for _, name := range []string{"landing", "series", "build", "compare", "error", "alerts"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templates, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out

@@ -37,7 +37,10 @@
 // else. A store that must exist and does not fails with ErrNoStore, which
 // readers turn into "no data" or an empty history. Memory is a store in
 // memory: a file of payloads read as history, the empty history, tests.
-// Optional abilities are small interfaces (PutDescriber). Credentials are a
+// Optional abilities are small interfaces (PutDescriber; VerdictStore, the
+// verdicts of regression analyses and their triage, which SQLite,
+// OpenSearch and Memory keep, AsVerdictStore naming a store that does
+// not). Credentials are a
 // Secret, which never prints. Package ltstest makes payloads for the tests
 // and benchmarks and holds the conformance tests every backend runs;
 // opensearchtest is the OpenSearch they run against.

@@ -2,6 +2,7 @@ package lts
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"maps"
 	"slices"
@@ -18,11 +19,13 @@ type Memory struct {
 	name     string
 	mu       sync.RWMutex
 	payloads map[string]*models.Payload
+	verdicts map[string]Verdict
+	triage   map[string]Triage
 }
 
 // NewMemory returns a store named name (for messages) holding payloads.
 func NewMemory(name string, payloads ...*models.Payload) *Memory {
-	m := &Memory{name: name, payloads: map[string]*models.Payload{}}
+	m := &Memory{name: name, payloads: map[string]*models.Payload{}, verdicts: map[string]Verdict{}, triage: map[string]Triage{}}
 	for _, p := range payloads {
 		m.payloads[p.Metadata.TestUUID] = p
 	}
@@ -126,3 +129,51 @@ func (m *Memory) String() string { return m.name }
 
 // Close does nothing.
 func (m *Memory) Close() error { return nil }
+
+// PutVerdicts stores verdicts, replacing those of the same ID.
+func (m *Memory) PutVerdicts(_ context.Context, vs []Verdict) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.verdicts == nil {
+		m.verdicts, m.triage = map[string]Verdict{}, map[string]Triage{}
+	}
+	for _, v := range vs {
+		v.Triage = nil
+		m.verdicts[v.ID] = v
+	}
+	return nil
+}
+
+// Verdicts returns the matching verdicts, newest first, with their triage.
+func (m *Memory) Verdicts(_ context.Context, q VerdictQuery) ([]Verdict, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []Verdict
+	for _, v := range m.verdicts {
+		if q.Match(&v) {
+			if t, ok := m.triage[v.ID]; ok {
+				v.Triage = &t
+			}
+			out = append(out, v)
+		}
+	}
+	SortVerdicts(out)
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// PutTriage stores the triage of a verdict the store holds.
+func (m *Memory) PutTriage(_ context.Context, t Triage) error {
+	if err := t.Check(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.verdicts[t.VerdictID]; !ok {
+		return fmt.Errorf("triage of %s in %s: %w", t.VerdictID, m.name, ErrUnknownVerdict)
+	}
+	m.triage[t.VerdictID] = t
+	return nil
+}

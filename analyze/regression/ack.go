@@ -27,11 +27,29 @@ type Ack struct {
 	Reason string
 	// Source is where the ack was read, "file:line", for messages.
 	Source string
+	// Workload, Series and Build limit the ack to the entries of one
+	// workload, series key (exactly these labels) and current build: the
+	// ack of a triaged alert (TriageAcks).
+	Workload string
+	Series   map[string]string
+	Build    string
+	// Triage marks the ack of a triaged alert: never reported as unused
+	// (it was made for one build).
+	Triage bool
 }
 
 // Matches tells whether the ack covers the given KPI of e.
 func (a Ack) Matches(e *Entry, kpi string) bool {
 	if a.KPI != "" && a.KPI != "*" && a.KPI != kpi {
+		return false
+	}
+	if a.Workload != "" && a.Workload != e.Workload {
+		return false
+	}
+	if a.Series != nil && canonical(a.Series) != canonical(e.Labels) {
+		return false
+	}
+	if a.Build != "" && !slices.Contains(e.Builds, a.Build) {
 		return false
 	}
 	if a.TestUUID != "" && !slices.ContainsFunc(e.Runs, func(r RunRef) bool { return r.TestUUID == a.TestUUID }) {
@@ -49,6 +67,9 @@ func (a Ack) Matches(e *Entry, kpi string) bool {
 }
 
 func (a Ack) String() string {
+	if a.Triage {
+		return a.Source
+	}
 	var parts []string
 	if a.TestUUID != "" {
 		parts = append(parts, "test_uuid "+a.TestUUID)

@@ -930,7 +930,7 @@ func (a *analysis) finish() {
 	rep.Summary.Entries, rep.Summary.KPIs = len(kept), len(kpis)
 	rep.IgnoredKPIs = slices.Sorted(maps.Keys(a.ignored))
 	for i, used := range a.ackUsed {
-		if !used {
+		if !used && !a.opts.Acks[i].Triage {
 			rep.UnusedAcks = append(rep.UnusedAcks, a.opts.Acks[i])
 		}
 	}

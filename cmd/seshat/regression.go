@@ -115,6 +115,7 @@ run exits 3.`,
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
 	f.BoolVar(&o.FailOnImprovement, "fail-on-improvement", false, "exit 2 on an unacknowledged improvement too")
 	f.BoolVar(&o.AllowNoHistory, "allow-no-history", false, "pass when no result had history (a first run) instead of exiting 3")
+	f.BoolVar(&o.StoreResults, "store-results", false, "store every result (status, change, builds compared) in the history store, where seshat serve lists the alerts and their triage")
 	f.StringVar(&o.KPIFilter, "kpi-filter", "", "analyse only the KPIs whose name contains this")
 	f.IntVar(&o.BatchValues, "batch-values", 0, "values of one label asked in one history query (1: one query per series)")
 	_ = f.MarkHidden("batch-values")
@@ -150,6 +151,7 @@ run exits 3.`,
 	config.BindKey(f, "fail-on-regression", "regression_analyses.fail_on_regression")
 	config.BindKey(f, "fail-on-improvement", "regression_analyses.fail_on_improvement")
 	config.BindKey(f, "allow-no-history", "regression_analyses.allow_no_history")
+	config.BindKey(f, "store-results", "regression_analyses.store_results")
 	return cmd
 }
 

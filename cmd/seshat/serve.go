@@ -17,12 +17,13 @@ func newServeCmd(g *globals) *cobra.Command {
 		Long: `Serve, until interrupted, the explorer over the LTS store: a landing page of
 every series with a label filter and a sparkline of its main KPI, a history
 page per series (every KPI by build, runs as dots and build medians as a
-line, with hover, zoom and a legend that hides series) and a page per build
+line, with hover, zoom and a legend that hides series), a page per build
 with its runs, settings and hardware and a comparison with another build
-(as seshat compare build:A build:B); and /api/series, /api/history,
-/api/builds/{id} and /api/compare as JSON for scripts ([serve.md](serve.md)).
-The list of series is read before listening, then every --refresh in the
-background. It listens on
+(as seshat compare build:A build:B), and the alerts that regression
+--store-results stored, triaged with --allow-triage; and /api/series,
+/api/history, /api/builds/{id}, /api/compare and /api/alerts as JSON for
+scripts ([serve.md](serve.md)). The list of series is read before
+listening, then every --refresh in the background. It listens on
 127.0.0.1:8050 unless --addr says otherwise: the pages show everything the
 store holds, so binding another address shares it with the network.`,
 		Args: noArgs,
@@ -36,6 +37,8 @@ store holds, so binding another address shares it with the network.`,
 	f.StringArrayVar(&o.ResultsDirs, "results-dir", nil, "results directory whose run directories the build pages link to (repeatable)")
 	f.StringVar(&o.Addr, "addr", explorer.DefaultAddr, "host:port to listen on")
 	f.DurationVar(&o.Refresh, "refresh", explorer.DefaultMaxAge, "read the list of series from the store again this often, in the background")
+	f.BoolVar(&o.AllowTriage, "allow-triage", false, "let the alerts be triaged (acknowledged, invalid, fixed) from the pages and POST /api/alerts/{id}/triage: the explorer's only write")
+	f.StringVar(&o.TokenFile, "token-file", "", "file whose first line is the token a triage must bring (Authorization: Bearer); needed with --allow-triage on an address that is not loopback")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "store", "lts.store")
 	return cmd

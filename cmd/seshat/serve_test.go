@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +21,10 @@ import (
 func TestServeRefuses(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	short := filepath.Join(dir, "short-token")
+	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -30,6 +35,9 @@ func TestServeRefuses(t *testing.T) {
 		{"store", []string{"--store", "sqlite:" + filepath.Join(dir, "none.db")}, 3, "nothing was uploaded there"},
 		{"results-dir", []string{"--results-dir", filepath.Join(dir, "none")}, 4, "--results-dir " + filepath.Join(dir, "none") + ": not a directory"},
 		{"refresh", []string{"--refresh", "-1s"}, 4, "--refresh -1s: must not be negative"},
+		{"triage off loopback without token", []string{"--addr", "0.0.0.0:0", "--allow-triage"}, 4, "--allow-triage on 0.0.0.0, not a loopback address: give --token-file"},
+		{"short token", []string{"--allow-triage", "--token-file", short}, 4, "the token (its first line) has 3 characters: want 16 or more"},
+		{"no token file", []string{"--allow-triage", "--token-file", filepath.Join(dir, "none")}, 4, "--token-file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

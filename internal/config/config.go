@@ -167,6 +167,7 @@ type Regression struct {
 	FailOnRegression  *bool    `yaml:"fail_on_regression"`
 	FailOnImprovement *bool    `yaml:"fail_on_improvement"`
 	AllowNoHistory    *bool    `yaml:"allow_no_history"`
+	StoreResults      *bool    `yaml:"store_results"`
 	Ack               string   `yaml:"ack"`
 	ReportDir         string   `yaml:"report_dir"`
 	ReportsIndex      string   `yaml:"reports_index"`

@@ -9,8 +9,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
@@ -101,6 +104,9 @@ type RegressionOptions struct {
 	// AllowNoHistory passes an analysis in which no result had history (a
 	// first run); otherwise it exits 3 (NoData).
 	AllowNoHistory bool
+	// StoreResults stores the analysis' results in the history store as
+	// verdicts (lts.VerdictStore), which `seshat serve` lists as alerts.
+	StoreResults bool
 }
 
 // The bounds of --confirm auto unless told otherwise.
@@ -188,6 +194,15 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	} else {
 		historyText = "none (A/B against --baseline " + baseline.String() + ")"
 	}
+	if s != nil {
+		triaged, err := triageAcks(ctx, s, runs)
+		if err != nil {
+			return err
+		}
+		acks = append(acks, triaged...)
+	} else if opts.StoreResults {
+		return exitcode.Errorf(exitcode.InvalidInput, "--store-results stores the results in the history store: give --history with --baseline")
+	}
 	ropts := regression.Options{
 		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
@@ -204,6 +219,11 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	env.logger().Debug("regression: analysed", "series", rep.History.Series, "queries", rep.History.Queries,
 		"records", rep.History.Records, "took", time.Since(start))
+	if opts.StoreResults {
+		if err := storeVerdicts(ctx, env, s, rep); err != nil {
+			return err
+		}
+	}
 	for _, a := range rep.UnusedAcks {
 		env.logger().Warn("ack " + a.String() + " matched no regression or improvement")
 	}
@@ -424,6 +444,46 @@ func reportsIndexHref(dir, named string) string {
 		}
 	}
 	return relativeHref(dir, index)
+}
+
+// triageAcks are the acks of the alerts of the current builds triaged
+// acknowledged or invalid in the store (none when it keeps no verdicts).
+func triageAcks(ctx context.Context, s lts.Store, runs []regression.Run) ([]regression.Ack, error) {
+	vs, ok := s.(lts.VerdictStore)
+	if !ok {
+		return nil, nil
+	}
+	var builds []string
+	for _, r := range runs {
+		if r.Labels != nil && !slices.Contains(builds, r.BuildID()) {
+			builds = append(builds, r.BuildID())
+		}
+	}
+	if len(builds) == 0 {
+		return nil, nil
+	}
+	verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{AlertsOnly: true, Builds: builds})
+	if err != nil {
+		return nil, fmt.Errorf("--history: reading the triage of the current builds' alerts: %w", err)
+	}
+	return regression.TriageAcks(verdicts), nil
+}
+
+// storeVerdicts stores the results of rep in the history store as the
+// verdicts of a new analysis (--store-results).
+func storeVerdicts(ctx context.Context, env Env, s lts.Store, rep *regression.Report) error {
+	vs, err := lts.AsVerdictStore(s)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidInput, "--store-results: %w", err)
+	}
+	now := time.Now()
+	id := now.UTC().Format("20060102T150405Z") + "-" + uuid.NewString()[:8]
+	verdicts := regression.Verdicts(rep, id, now)
+	if err := vs.PutVerdicts(ctx, verdicts); err != nil {
+		return fmt.Errorf("--store-results: %w", err)
+	}
+	fmt.Fprintf(env.status(), "regression: stored %d result(s) of analysis %s in %s\n", len(verdicts), id, s)
+	return nil
 }
 
 // ackFileLimit bounds the ack file read whole.

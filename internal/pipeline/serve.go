@@ -2,14 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/parsers"
 )
 
 // ServeOptions are the options of `seshat serve`.
@@ -25,6 +29,36 @@ type ServeOptions struct {
 	// Refresh is how long the list of series is kept before the store is
 	// read again (explorer.Options.MaxAge).
 	Refresh time.Duration
+	// AllowTriage lets the alerts be triaged from the pages and the API;
+	// TokenFile holds the token each triage must bring (its first line),
+	// needed when Addr is not a loopback address.
+	AllowTriage bool
+	TokenFile   string
+}
+
+// minTokenLength bounds the token of --token-file from below.
+const minTokenLength = 16
+
+// triageToken reads the token of --token-file, which binding triage to
+// an address that is not loopback requires.
+func triageToken(opts ServeOptions, host string) (string, error) {
+	if opts.TokenFile == "" {
+		ip := net.ParseIP(host)
+		if opts.AllowTriage && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return "", exitcode.Errorf(exitcode.InvalidInput, "--allow-triage on %s, not a loopback address: give --token-file (a file holding a secret token of %d characters or more)", host, minTokenLength)
+		}
+		return "", nil
+	}
+	data, err := parsers.ReadLimited(opts.TokenFile, 4096)
+	if err != nil {
+		return "", exitcode.Input(fmt.Errorf("--token-file: %w", err))
+	}
+	token, _, _ := strings.Cut(string(data), "\n")
+	token = strings.TrimSpace(token)
+	if len(token) < minTokenLength {
+		return "", exitcode.Errorf(exitcode.InvalidInput, "--token-file %s: the token (its first line) has %d characters: want %d or more", opts.TokenFile, len(token), minTokenLength)
+	}
+	return token, nil
 }
 
 // Serve runs `seshat serve`: the explorer's pages and API over the store
@@ -34,8 +68,13 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	if addr == "" {
 		addr = explorer.DefaultAddr
 	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidInput, "--addr %q: want host:port (%v)", addr, err)
+	}
+	token, err := triageToken(opts, host)
+	if err != nil {
+		return err
 	}
 	if opts.Refresh < 0 {
 		return exitcode.Errorf(exitcode.InvalidInput, "--refresh %s: must not be negative", opts.Refresh)
@@ -51,7 +90,8 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	}
 	defer s.Close()
 	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered,
-		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: kpiDefinition, Samples: compareSamples}})
+		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: kpiDefinition, Samples: compareSamples},
+		AllowTriage: opts.AllowTriage, ReadOnly: readOnlyStore(opts.Store), Token: token})
 	if err != nil {
 		return exitcode.With(exitcode.InvalidInput, err)
 	}
@@ -64,4 +104,19 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	return explorer.Serve(ctx, addr, srv, func(url string) {
 		fmt.Fprintf(env.status(), "serving %s on %s (interrupt to stop)\n", s, url)
 	})
+}
+
+// readOnlyStore tells whether the store is a SQLite file this process
+// cannot write: its alerts cannot be triaged.
+func readOnlyStore(url string) bool {
+	path, ok := strings.CutPrefix(url, "sqlite:")
+	if !ok {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return errors.Is(err, fs.ErrPermission)
+	}
+	_ = f.Close()
+	return false
 }

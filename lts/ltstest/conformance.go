@@ -37,6 +37,7 @@ func Conformance(t *testing.T, open OpenFunc) {
 		{"QueryRefusesBadQueries", queryRefusesBadQueries},
 		{"QueryReturnsEverything", queryReturnsEverything},
 		{"LabelNames", labelNames},
+		{"VerdictsAndTriage", verdictsAndTriage},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -426,27 +426,35 @@ func (s *store) ensureTemplates(ctx context.Context, b *backoff, stats *lts.PutS
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		r, err := s.do(ctx, b, stats, "index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
-		}, http.StatusNotFound)
-		if err != nil {
+		if err := s.installTemplate(ctx, b, stats, name, tpls[name]); err != nil {
 			return err
 		}
-		if r.status != http.StatusNotFound {
-			continue
-		}
-		body, err := json.Marshal(tpls[name])
-		if err != nil {
-			return err
-		}
-		if _, err := s.do(ctx, b, stats, "install index template "+name, func() opensearchapi.Request {
-			return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
-		}); err != nil {
-			return err
-		}
-		s.opts.Log.Debug("installed index template", "name", name)
 	}
 	s.templatesReady = true
+	return nil
+}
+
+// installTemplate installs the index template name unless it exists.
+func (s *store) installTemplate(ctx context.Context, b *backoff, stats *lts.PutStats, name string, tpl any) error {
+	r, err := s.do(ctx, b, stats, "index template "+name, func() opensearchapi.Request {
+		return opensearchapi.IndicesExistsIndexTemplateRequest{Name: name}
+	}, http.StatusNotFound)
+	if err != nil {
+		return err
+	}
+	if r.status != http.StatusNotFound {
+		return nil
+	}
+	body, err := json.Marshal(tpl)
+	if err != nil {
+		return err
+	}
+	if _, err := s.do(ctx, b, stats, "install index template "+name, func() opensearchapi.Request {
+		return opensearchapi.IndicesPutIndexTemplateRequest{Name: name, Body: bytes.NewReader(body)}
+	}); err != nil {
+		return err
+	}
+	s.opts.Log.Debug("installed index template", "name", name)
 	return nil
 }
 
@@ -908,6 +916,23 @@ func (s *store) deleteDocs(ctx context.Context, stats *lts.PutStats, b *backoff,
 // searchIDs returns the ids of the hits of one search of index (an index
 // that does not exist has none).
 func (s *store) searchIDs(ctx context.Context, b *backoff, stats *lts.PutStats, index string, body []byte) ([]string, error) {
+	hits, err := s.searchHits(ctx, b, stats, index, body)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids, err
+}
+
+// hit is a search hit: its id and source.
+type hit struct {
+	ID     string          `json:"_id"`
+	Source json.RawMessage `json:"_source"`
+}
+
+// searchHits returns the hits of one search of index (an index that does
+// not exist has none).
+func (s *store) searchHits(ctx context.Context, b *backoff, stats *lts.PutStats, index string, body []byte) ([]hit, error) {
 	r, err := s.do(ctx, b, stats, "search", func() opensearchapi.Request {
 		return opensearchapi.SearchRequest{Index: []string{index}, Body: bytes.NewReader(body)}
 	}, http.StatusNotFound)
@@ -922,19 +947,13 @@ func (s *store) searchIDs(ctx context.Context, b *backoff, stats *lts.PutStats, 
 	}
 	var ans struct {
 		Hits *struct {
-			Hits []struct {
-				ID string `json:"_id"`
-			} `json:"hits"`
+			Hits []hit `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := json.Unmarshal(r.body, &ans); err != nil || ans.Hits == nil {
 		return nil, fmt.Errorf("search: unreadable answer: %s", errorReason(r.body))
 	}
-	ids := make([]string, len(ans.Hits.Hits))
-	for i, h := range ans.Hits.Hits {
-		ids[i] = h.ID
-	}
-	return ids, nil
+	return ans.Hits.Hits, nil
 }
 
 // ---- queries

@@ -124,6 +124,24 @@ var migrations = []string{
 		kind = (SELECT k.id FROM migrated m JOIN kinds k ON k.kind = m.kind WHERE m.id = summaries.id),
 		build = (SELECT b.id FROM migrated m JOIN builds b ON b.build = m.build WHERE m.id = summaries.id);
 	DROP TABLE migrated;`,
+	// 5: the verdicts of regression analyses (lts.Verdict, a JSON document
+	// with its time, build and status as columns for the queries), and
+	// the triage of each (lts.Triage), the latest only.
+	`CREATE TABLE verdicts (
+		id TEXT PRIMARY KEY,
+		time_ns INTEGER NOT NULL,
+		workload TEXT NOT NULL,
+		kpi TEXT NOT NULL,
+		status TEXT NOT NULL,
+		build TEXT NOT NULL,
+		verdict TEXT NOT NULL
+	);
+	CREATE INDEX verdicts_by_time ON verdicts (time_ns DESC, id);
+	CREATE INDEX verdicts_by_build ON verdicts (build);
+	CREATE TABLE triage (
+		verdict_id TEXT PRIMARY KEY REFERENCES verdicts (id),
+		triage TEXT NOT NULL
+	);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").

@@ -1,0 +1,200 @@
+package opensearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
+
+	"github.com/seshat-bench/seshat/lts"
+)
+
+// The verdicts of regression analyses are kept in an index of their own
+// beside the payload index (its name and "-verdicts"), one document per
+// lts.Verdict with its field names, and their triage in another ("-triage"),
+// one document per triaged verdict, keyed by the verdict's id.
+func (s *store) verdictIndex() string { return s.names.Payloads() + "-verdicts" }
+func (s *store) triageIndex() string  { return s.names.Payloads() + "-triage" }
+
+var keywordField = map[string]any{"type": "keyword"}
+
+// verdictTemplates are the index templates of the verdict and triage
+// indices: the fields queried are keywords, labels are kept but not
+// indexed (their names vary).
+func (s *store) verdictTemplates() map[string]map[string]any {
+	tpl := func(index string, props map[string]any) map[string]any {
+		return map[string]any{"index_patterns": []string{index}, "priority": 100,
+			"_meta": map[string]any{"generated_by": "seshat"}, "template": map[string]any{"mappings": map[string]any{"properties": props}}}
+	}
+	num := map[string]any{"type": "double"}
+	return map[string]map[string]any{
+		s.verdictIndex(): tpl(s.verdictIndex(), map[string]any{
+			"id": keywordField, "analysis_id": keywordField, "time": map[string]any{"type": "date"},
+			"workload": keywordField, "kpi": keywordField, "status": keywordField, "build": keywordField,
+			"commit": keywordField, "comparison": keywordField, "unit": keywordField, "reference_builds": keywordField,
+			"failing": map[string]any{"type": "boolean"}, "labels": map[string]any{"type": "object", "enabled": false},
+			"delta_percent": num, "floor_percent": num, "q_value": num, "current": num, "reference": num,
+		}),
+		s.triageIndex(): tpl(s.triageIndex(), map[string]any{
+			"verdict_id": keywordField, "state": keywordField, "time": map[string]any{"type": "date"},
+		}),
+	}
+}
+
+func (s *store) ensureVerdictTemplates(ctx context.Context, b *backoff) error {
+	var stats lts.PutStats
+	for name, tpl := range s.verdictTemplates() {
+		if err := s.installTemplate(ctx, b, &stats, name, tpl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// index writes documents of index by id in bulk and refreshes it.
+func (s *store) indexDocs(ctx context.Context, index string, ids []string, sources [][]byte) error {
+	b := s.newBackoff()
+	if err := s.ensureVerdictTemplates(ctx, b); err != nil {
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	var stats lts.PutStats
+	docs := make([]bulkDoc, len(ids))
+	for i := range ids {
+		d, err := newBulkDoc(index, ids[i], false, sources[i])
+		if err != nil {
+			return err
+		}
+		docs[i] = d
+	}
+	for len(docs) > 0 {
+		n := s.batchLen(docs)
+		failed, err := s.sendBatch(ctx, &stats, b, docs[:n])
+		if err == nil && len(failed) > 0 {
+			err = fmt.Errorf("%s/%s: %s", index, failed[0].doc.id, failed[0].reason)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+		docs = docs[n:]
+	}
+	_, err := s.do(ctx, b, &stats, "refresh", func() opensearchapi.Request {
+		return opensearchapi.IndicesRefreshRequest{Index: []string{index}}
+	})
+	return err
+}
+
+// PutVerdicts indexes verdicts by id, replacing those of the same id
+// (their triage, in its own index, stays).
+func (s *store) PutVerdicts(ctx context.Context, vs []lts.Verdict) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(vs))
+	srcs := make([][]byte, len(vs))
+	for i, v := range vs {
+		v.Triage = nil
+		src, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("verdict %s: %w", v.ID, err)
+		}
+		ids[i], srcs[i] = v.ID, src
+	}
+	return s.indexDocs(ctx, s.verdictIndex(), ids, srcs)
+}
+
+// verdictWindow bounds the verdicts one query returns (OpenSearch's
+// default index.max_result_window).
+const verdictWindow = 10000
+
+// Verdicts returns the matching verdicts, newest first, with their triage.
+func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict, error) {
+	var filters []any
+	terms := func(field string, values ...string) {
+		filters = append(filters, map[string]any{"terms": map[string]any{field: values}})
+	}
+	if q.ID != "" {
+		terms("id", q.ID)
+	}
+	if q.AlertsOnly {
+		terms("status", "regression", "improvement", "acknowledged")
+	}
+	if len(q.Builds) > 0 {
+		terms("build", q.Builds...)
+	}
+	if q.Workload != "" {
+		terms("workload", q.Workload)
+	}
+	if q.KPI != "" {
+		terms("kpi", q.KPI)
+	}
+	query := map[string]any{"match_all": map[string]any{}}
+	if len(filters) > 0 {
+		query = map[string]any{"bool": map[string]any{"filter": filters}}
+	}
+	size := verdictWindow
+	if q.Limit > 0 && q.Limit < size {
+		size = q.Limit
+	}
+	body, err := json.Marshal(map[string]any{"size": size, "query": query,
+		"sort": []any{map[string]any{"time": map[string]any{"order": "desc"}}, map[string]any{"id": map[string]any{"order": "asc"}}}})
+	if err != nil {
+		return nil, err
+	}
+	b := s.newBackoff()
+	var stats lts.PutStats
+	hits, err := s.searchHits(ctx, b, &stats, s.verdictIndex(), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: verdicts: %w", s, err)
+	}
+	out := make([]lts.Verdict, len(hits))
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		if err := json.Unmarshal(h.Source, &out[i]); err != nil {
+			return nil, fmt.Errorf("%s: verdict %s: %w", s, h.ID, err)
+		}
+		ids[i] = h.ID
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	body, err = json.Marshal(map[string]any{"size": len(ids), "query": map[string]any{"ids": map[string]any{"values": ids}}})
+	if err != nil {
+		return nil, err
+	}
+	triage, err := s.searchHits(ctx, b, &stats, s.triageIndex(), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: triage: %w", s, err)
+	}
+	byID := map[string]*lts.Triage{}
+	for _, h := range triage {
+		t := &lts.Triage{}
+		if err := json.Unmarshal(h.Source, t); err != nil {
+			return nil, fmt.Errorf("%s: triage %s: %w", s, h.ID, err)
+		}
+		byID[h.ID] = t
+	}
+	for i := range out {
+		out[i].Triage = byID[ids[i]]
+	}
+	return out, nil
+}
+
+// PutTriage indexes the triage of a verdict the store holds.
+func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
+	if err := t.Check(); err != nil {
+		return err
+	}
+	vs, err := s.Verdicts(ctx, lts.VerdictQuery{ID: t.VerdictID})
+	if err != nil {
+		return err
+	}
+	if len(vs) == 0 {
+		return fmt.Errorf("triage of %s in %s: %w", t.VerdictID, s, lts.ErrUnknownVerdict)
+	}
+	src, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return s.indexDocs(ctx, s.triageIndex(), []string{t.VerdictID}, [][]byte{src})
+}
