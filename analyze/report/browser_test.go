@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
@@ -60,15 +58,6 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 	}
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
-	widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
-		const t = document.querySelector("table.results"), box = t.parentElement;
-		return [document.documentElement.scrollWidth, t.getBoundingClientRect().right, t.scrollWidth, box.clientWidth, window.innerWidth];
-	})()`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	browsertest.Screenshot(t, ctx, "wide")
-	if page, right, table, box, window := widths[0], widths[1], widths[2], widths[3], widths[4]; window != 1280 || page > 1280 || right > 1280 || table > box {
-		t.Errorf("in a %v px window: page %v px wide, the table ends at %v px, %v px in a box of %v px", window, page, right, table, box)
-	}
+	browsertest.CheckFits(t, ctx, "table.results")
 }
