@@ -327,7 +327,9 @@ func (b BuildTicks) fit() int {
 	}
 	longest := 1
 	for _, l := range b.Labels {
-		longest = max(longest, utf8.RuneCountInString(l))
+		for line := range strings.SplitSeq(l, "\n") { // a label of several lines is as wide as its longest
+			longest = max(longest, utf8.RuneCountInString(line))
+		}
 	}
 	// A digit of the tick font is 0.56 em wide; a gap of 16 points.
 	each := float64(longest)*0.56*tickFontSize + 16
@@ -380,6 +382,26 @@ func BuildLabel(commit, build, comparison string) string {
 		s = string(r[:13]) + "…"
 	}
 	return s
+}
+
+// BuildName names a build for people: its id (at most 24 characters) and,
+// apart, its short commit (7 characters) when it has one and the id does
+// not already say it ("nightly-01", "db3a7aa"). A build of one run or a
+// point without a build id is named as BuildLabel names it, with no
+// commit beside.
+func BuildName(commit, build, comparison string) (id, short string) {
+	if build == "" || strings.HasPrefix(build, "run:") {
+		return BuildLabel(commit, build, comparison), ""
+	}
+	id = build
+	if r := []rune(id); len(r) > 24 {
+		id = string(r[:23]) + "…"
+	}
+	short = commit[:min(7, len(commit))]
+	if short == "" || strings.HasPrefix(commit, build) || strings.HasPrefix(build, short) {
+		return id, ""
+	}
+	return id, short
 }
 
 // DistinctLabels makes equal labels distinct by numbering the repeats

@@ -51,6 +51,16 @@ const (
 	FigureHeight = 3.2 * vg.Inch
 )
 
+// tickName names a build under its tick: its id, its short commit on a
+// second line.
+func tickName(pt analyze.Point) string {
+	id, short := plotting.BuildName(pt.Commit, pt.Build, pt.Label)
+	if short == "" {
+		return id
+	}
+	return id + "\n" + short
+}
+
 // newFigure draws the history of one entry x KPI, build by build (a
 // history point is a build: the median of its runs), oldest first and the
 // current build last, in the KPI's display unit: the runs behind each
@@ -65,7 +75,7 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 	if unit != "" {
 		yLabel += " (" + unit + ")"
 	}
-	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), "build (short commit), oldest first; the last is the current build", yLabel)
+	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), "build (id, short commit), oldest first; the last is the current build", yLabel)
 	var history []analyze.Point
 	for _, pt := range r.History {
 		if finite(pt.Value) {
@@ -75,9 +85,9 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 	n := len(history)
 	labels := make([]string, 0, n+1)
 	for _, pt := range history {
-		labels = append(labels, plotting.BuildLabel(pt.Commit, pt.Build, pt.Label))
+		labels = append(labels, tickName(pt))
 	}
-	labels = append(labels, plotting.BuildLabel(r.Current.Commit, r.Current.Build, r.Current.Label))
+	labels = append(labels, tickName(r.Current))
 	labels = plotting.DistinctLabels(labels)
 	labels[n] += "\n(current)"
 	p.X.Tick.Marker = plotting.BuildTicks{Labels: labels, Width: FigureWidth - vg.Inch}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/texttable"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
 )
@@ -98,7 +99,10 @@ type htmlPage struct {
 	Fixed          [][2]string
 	History        regression.HistoryStats
 	First, Last    string
-	Rows           []htmlRow
+	Shared         [][2]string // the labels every entry shares, shown once above the results
+	CurrentBuild   string      // the current build of every entry; "" when they differ
+	Groups         []htmlGroup
+	Failing        int
 	Attention      []htmlDetail
 	Others         []htmlDetail
 	Skipped        []string
@@ -111,12 +115,83 @@ type htmlKeys struct {
 	Workload, Comparison, Ignored, Sorting, IgnoredEntries string
 }
 
+// htmlGroup is an entry's rows of the results table, headed by what
+// tells it from the other entries.
+type htmlGroup struct {
+	ID                      int
+	Name, Comparison, Build string
+	Failing                 bool
+	Rows                    []htmlRow
+	rank                    int
+}
+
 type htmlRow struct {
-	ID                                    int
-	Entry, Comparison, KPI, Status, Class string
-	CI, Current, Reference, Delta, Floor  string
-	Q, Noise, Stat, Note, Link            string
-	Spark                                 sparkline
+	KPI, Status, Class                   string
+	Failing                              bool
+	CI, Current, Reference, Delta, Floor string
+	Q, Noise, Stat, Note, Link           string
+	Spark                                sparkline
+	rank                                 int
+}
+
+// resultRank orders results for a reader: failing (0), another finding
+// (1), noisy or suspect (2), the others (3).
+func resultRank(r *regression.KPIResult) int {
+	switch {
+	case r.Failing:
+		return 0
+	case r.IsFinding():
+		return 1
+	case needsAttention(r):
+		return 2
+	}
+	return 3
+}
+
+// sharedLabels are the labels (series and comparison) every entry has
+// with one value, as texttable.Common finds them for the text table: said
+// once above the results, each entry is then named by the others only.
+func sharedLabels(rep *regression.Report) [][2]string {
+	var sets []map[string]string
+	for _, e := range rep.Entries {
+		all := maps.Clone(e.Labels)
+		if all == nil {
+			all = map[string]string{}
+		}
+		maps.Copy(all, e.Comparison)
+		sets = append(sets, all)
+	}
+	common, _ := texttable.Common(sets)
+	var out [][2]string
+	for _, kv := range pairs(common) {
+		if kv[1] != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// buildName is a build as the report names it: its id, its short commit
+// beside it when the id is not the commit.
+func buildName(commit, build, comparison string) string {
+	id, short := plotting.BuildName(commit, build, comparison)
+	if short == "" {
+		return id
+	}
+	return id + " (" + short + ")"
+}
+
+// entryBuild names the builds of an entry's current runs.
+func entryBuild(e *regression.Entry) string {
+	var names []string
+	for i, b := range e.Builds {
+		commit := ""
+		if i == 0 {
+			commit = e.Commit
+		}
+		names = append(names, buildName(commit, b, ""))
+	}
+	return strings.Join(names, ", ")
 }
 
 type htmlDetail struct {
@@ -133,10 +208,10 @@ type htmlDetail struct {
 }
 
 type htmlBuild struct {
-	N                                     int
-	Build, Commit, Comparison, Time, Role string
-	Value, Runs, Class                    string
-	Current                               bool
+	N                                            int
+	Build, Short, Commit, Comparison, Time, Role string
+	Value, Runs, Class                           string
+	Current                                      bool
 }
 
 func statusClass(s analyze.Status) string { return "st-" + string(s) }
@@ -206,12 +281,21 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	for _, f := range Figures(rep) {
 		figures[f.r] = f.Path
 	}
+	pg.Shared = sharedLabels(rep)
+	builds := map[string]bool{}
 	for _, e := range rep.Entries {
+		builds[entryBuild(e)] = true
+	}
+	if len(builds) == 1 {
+		pg.CurrentBuild = entryBuild(rep.Entries[0])
+	}
+	for _, e := range rep.Entries {
+		g := htmlGroup{ID: e.ID, Name: e.Name, Comparison: comparison(e), Build: entryBuild(e), rank: 3}
 		for _, r := range e.Results {
-			row := htmlRow{ID: e.ID, Entry: e.Name, Comparison: comparison(e), KPI: kpiName(r), Status: string(r.Status),
+			row := htmlRow{KPI: kpiName(r), Status: string(r.Status), Failing: r.Failing,
 				Class: statusClass(r.Status), CI: ciOutcome(r), Current: r.Display(r.Current.Value), Reference: r.Display(r.Result.Reference),
 				Delta: delta(r.Result.DeltaPercent), Floor: floor(r.Result.Floor), Q: number2(r.Result.QValue), Noise: noise(r.Result.Noise),
-				Stat: statistic(r.Result), Note: rowNote(r), Spark: newSparkline(r)}
+				Stat: statistic(r.Result), Note: rowNote(r), Spark: newSparkline(r), rank: resultRank(r)}
 			switch {
 			case needsAttention(r):
 				d := detail(e, r, figures[r], true)
@@ -227,9 +311,20 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 			default:
 				pg.OthersLeftOut++
 			}
-			pg.Rows = append(pg.Rows, row)
+			g.Rows = append(g.Rows, row)
+			g.Failing = g.Failing || r.Failing
+			g.rank = min(g.rank, resultRank(r))
+			if r.Failing {
+				pg.Failing++
+			}
 		}
+		// Within an entry, failing results first, then the other findings,
+		// then the noisy, in the entry's KPI order otherwise.
+		slices.SortStableFunc(g.Rows, func(a, b htmlRow) int { return a.rank - b.rank })
+		pg.Groups = append(pg.Groups, g)
 	}
+	// Entries with a failing result first, then those with a finding, ….
+	slices.SortStableFunc(pg.Groups, func(a, b htmlGroup) int { return a.rank - b.rank })
 	// Failing results first, then the other findings, then the noisy.
 	rank := func(d htmlDetail) int { return d.rank }
 	slices.SortStableFunc(pg.Attention, func(a, b htmlDetail) int { return rank(a) - rank(b) })
@@ -328,8 +423,9 @@ func builds(r *regression.KPIResult, attention bool) ([]htmlBuild, int) {
 	var out []htmlBuild
 	finiteIndex := 0
 	for i, pt := range r.History {
-		hb := htmlBuild{N: i + 1, Build: plotting.BuildLabel(pt.Commit, pt.Build, pt.Label), Commit: pt.Commit, Comparison: pt.Label,
+		hb := htmlBuild{N: i + 1, Commit: pt.Commit, Comparison: pt.Label,
 			Time: day(pt.Time), Value: r.Display(pt.Value), Runs: fmt.Sprint(max(1, len(pt.Samples)))}
+		hb.Build, hb.Short = plotting.BuildName(pt.Commit, pt.Build, pt.Label)
 		if finite(pt.Value) {
 			hb.Role = role[finiteIndex]
 			finiteIndex++
@@ -351,8 +447,10 @@ func builds(r *regression.KPIResult, attention bool) ([]htmlBuild, int) {
 	left := max(0, len(out)-keep)
 	out = out[left:]
 	cur := r.Current
-	out = append(out, htmlBuild{N: len(r.History) + 1, Build: plotting.BuildLabel(cur.Commit, cur.Build, cur.Label), Commit: cur.Commit,
+	hb := htmlBuild{N: len(r.History) + 1, Commit: cur.Commit,
 		Comparison: cur.Label, Time: day(cur.Time), Value: r.Display(cur.Value), Runs: fmt.Sprint(len(cur.Samples)),
-		Role: "current build", Current: true, Class: "current " + statusClass(r.Status)})
+		Role: "current build", Current: true, Class: "current " + statusClass(r.Status)}
+	hb.Build, hb.Short = plotting.BuildName(cur.Commit, cur.Build, cur.Label)
+	out = append(out, hb)
 	return out, left
 }

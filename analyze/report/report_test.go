@@ -208,3 +208,67 @@ func TestTextFitsATerminal(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "text_wide.txt"), b.Bytes(), *update)
 }
+
+// named is a report of builds given ids (--build-id), entries differing in
+// one label out of several, a failing result after a passing one.
+func named() *regression.Report {
+	rep := synthetic(3, analyze.StatusOK)
+	for i, e := range rep.Entries {
+		e.Labels = map[string]string{"backend": "gonum", "dtype": "float32", "size": fmt.Sprint(128 << i)}
+		e.Name = fmt.Sprintf("size=%d", 128<<i)
+		e.Builds, e.Commit = []string{"stack-b"}, "db3a7aa0c0ffee"
+		r := e.Results[0]
+		r.Current.Build, r.Current.Commit = "stack-b", "db3a7aa0c0ffee"
+		r.History[0].Build, r.History[0].Commit = "nightly-01", "aaaa001f00"
+		r.History[1].Build, r.History[1].Commit = "nightly-02", "aaaa002f00"
+	}
+	failing := rep.Entries[1].Results[0]
+	failing.Status, failing.Failing = analyze.StatusRegression, true
+	rep.Summary.OK, rep.Summary.Regressions, rep.Summary.Failing = 2, 1, 1
+	return rep
+}
+
+// TestHTMLBuildsByName: the report names builds by id with the short
+// commit beside (the builds table, the figure's ticks), says the labels
+// every entry shares and the shared current build once above the results,
+// puts the failing entry first and offers the "failing only" view.
+// Rewrite with go test ./analyze/report -run TestHTMLBuildsByName -update.
+func TestHTMLBuildsByName(t *testing.T) {
+	t.Parallel()
+	rep := named()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rep, Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`nightly-01 <span class="id">aaaa001</span>`,
+		`Current build <b>stack-b (db3a7aa)</b>; every entry has <b>backend=gonum</b>, <b>dtype=float32</b>.`,
+		`id="failing-only"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if first, other := strings.Index(page, "#2</span> size=256"), strings.Index(page, "#1</span> size=128"); first < 0 || first > other {
+		t.Errorf("the failing entry #2 is not first in the results (at %d, #1 at %d)", first, other)
+	}
+	if strings.Count(page, `<tbody class="entry passing">`) != 2 {
+		t.Error("want the two passing entries marked passing")
+	}
+	golden.Check(t, filepath.Join("testdata", "report_named.html"), b.Bytes(), *update)
+
+	f, err := newFigure(rep.Entries[1], rep.Entries[1].Results[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := f.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">nightly-01<", ">aaaa001<", ">stack-b<", ">db3a7aa<"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("the figure lacks the tick text %q", want)
+		}
+	}
+}

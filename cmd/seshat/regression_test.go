@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
@@ -438,6 +441,45 @@ func TestRegressionReportInBrowser(t *testing.T) {
 		if !strings.Contains(p.DOM, want) {
 			t.Errorf("rendered report lacks %q", want)
 		}
+	}
+}
+
+// TestRegressionReportFitsAndFilters: in a 1,280 px window the results
+// table is whole (no column cut off, nothing to scroll sideways), and one
+// click on "failing only" leaves the failing results and hides the
+// passing ones.
+func TestRegressionReportFitsAndFilters(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	r, reports, _ := goldenScenario(t)
+	if r.code != 2 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	page, err := filepath.Abs(filepath.Join(reports, "regression_report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	browsertest.CheckFits(t, ctx, "table.results")
+	count := `(() => { const rows = [...document.querySelectorAll("table.results td.kpi")].filter(td => td.offsetParent !== null);
+		return [rows.length, rows.filter(td => td.parentElement.classList.contains("passing")).length]; })()`
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, ctx, "all")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`label[for="failing-only"]`))); err != nil {
+		t.Fatalf("chromium: clicking failing only: %v", err)
+	}
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, ctx, "failing")
+	// The scenario's 9 results, 1 failing.
+	if before[0] != 9 || before[1] != 8 || after[0] != 1 || after[1] != 0 {
+		t.Errorf("visible results (all, passing): %v before the click, %v after; want [9 8] then [1 0]", before, after)
 	}
 }
 

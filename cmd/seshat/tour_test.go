@@ -153,6 +153,10 @@ func TestTour(t *testing.T) {
 			t.Errorf("the tour's files: %v", err)
 		}
 	}
+	// The index links the tour's regression report, found beside it.
+	if index, _ := os.ReadFile("seshat-tour/reports/reports_index.html"); !strings.Contains(string(index), `href="../regression/regression_report.html"`) {
+		t.Error("seshat-tour/reports/reports_index.html does not link ../regression/regression_report.html")
+	}
 	if kpis, _ := os.ReadFile("seshat-tour/kpis.om"); !strings.HasSuffix(string(kpis), "# EOF\n") {
 		t.Errorf("seshat-tour/kpis.om is not OpenMetrics:\n%s", kpis)
 	}

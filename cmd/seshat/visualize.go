@@ -41,7 +41,7 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	f.StringVar(&o.XKey, "x-key", "", "setting on the x axis of the scaling report (default matrix_size)")
 	f.StringVar(&o.HistoryAxis, "history-axis", plotting.AxisTime, "x axis of the KPI history figures: time (each build at its first run) or build (builds side by side, named by short commit)")
 	f.StringVarP(&o.OutputDir, "output-dir", "o", "", "directory to write the reports into")
-	f.StringVar(&o.RegressionReport, "regression-report", "", "regression report (seshat regression --report-dir, or its regression_report.html) that reports_index.html links to (default: a regression-report directory under or beside --output-dir)")
+	f.StringVar(&o.RegressionReport, "regression-report", "", "regression report (seshat regression --report-dir, or its regression_report.html) that reports_index.html links to (default: a directory under or beside --output-dir holding one, regression-report first)")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "results-dir", "results_dir")
 	config.BindKey(f, "workload", "workload")

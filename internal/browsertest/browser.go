@@ -186,3 +186,25 @@ func (w *tailBuffer) String() string {
 	}
 	return string(w.b)
 }
+
+// CheckFits fails the test when the page in the tab scrolls sideways in
+// its window (1,280 px wide), or the element css selects (a table) is
+// wider than the box holding it or ends beyond the window: a table whose
+// columns a reader cannot see without scrolling.
+func CheckFits(t testing.TB, ctx context.Context, css string) {
+	t.Helper()
+	widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => {
+		const t = document.querySelector(%q);
+		if (!t) return [];
+		return [document.documentElement.scrollWidth, t.getBoundingClientRect().right, t.scrollWidth, t.parentElement.clientWidth, window.innerWidth];
+	})()`, css)))
+	switch {
+	case err != nil:
+		t.Fatalf("chromium: measuring %s: %v", css, browserError(err))
+	case len(widths) == 0:
+		t.Fatalf("the page has no %s", css)
+	}
+	if page, right, table, box, window := widths[0], widths[1], widths[2], widths[3], widths[4]; window != windowWidth || page > window || right > window || table > box {
+		t.Errorf("in a %v px window: the page is %v px wide, %s ends at %v px and is %v px wide in a box of %v px", window, page, css, right, table, box)
+	}
+}

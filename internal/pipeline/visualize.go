@@ -128,8 +128,8 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 // regressionLink finds the regression report the index links to: the one
 // named (a file, or a directory holding regression_report.html; linked
 // even when it is not written yet: in CI the analysis may run after the
-// reports), else the default report directory of `seshat regression`
-// under or beside the output directory. Its verdict comes from the
+// reports), else a regression report under or beside the output
+// directory (findRegressionReport). Its verdict comes from the
 // regression_summary.json beside it, when there.
 func regressionLink(env Env, outDir, named string) *plotting.RegressionLink {
 	var page string
@@ -144,12 +144,7 @@ func regressionLink(env Env, outDir, named string) *plotting.RegressionLink {
 			env.logger().Debug("--regression-report not written yet; linked as named", "path", page, "err", err)
 		}
 	default:
-		for _, dir := range []string{filepath.Join(outDir, DefaultRegressionReportDir), filepath.Join(outDir, "..", DefaultRegressionReportDir)} {
-			if _, err := os.Stat(filepath.Join(dir, RegressionHTML)); err == nil {
-				page = filepath.Join(dir, RegressionHTML)
-				break
-			}
-		}
+		page = findRegressionReport(outDir)
 		if page == "" {
 			return nil
 		}
@@ -167,6 +162,33 @@ func regressionLink(env Env, outDir, named string) *plotting.RegressionLink {
 		link.Outcome, link.Verdict = summary.Outcome, summary.Verdict
 	}
 	return link
+}
+
+// findRegressionReport looks for the regression_report.html of `seshat
+// regression` under or beside outDir: in a regression-report directory (the
+// default --report-dir) first, else in any directory under outDir, else
+// beside it (the tour's seshat-tour/regression beside seshat-tour/reports),
+// the first by name; "" when there is none.
+func findRegressionReport(outDir string) string {
+	parent := filepath.Join(outDir, "..")
+	dirs := []string{filepath.Join(outDir, DefaultRegressionReportDir), filepath.Join(parent, DefaultRegressionReportDir)}
+	for _, root := range []string{outDir, parent} {
+		entries, err := os.ReadDir(root) // sorted by name
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(root, e.Name()))
+			}
+		}
+	}
+	for _, dir := range dirs {
+		if fi, err := os.Stat(filepath.Join(dir, RegressionHTML)); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(dir, RegressionHTML)
+		}
+	}
+	return ""
 }
 
 // relativeHref is a link from a page in dir to target, slash-separated.

@@ -1,0 +1,63 @@
+package report
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/internal/browsertest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browsertest.Shutdown()
+	os.Exit(code)
+}
+
+// TestHTMLWideFitsInChromium: a report of entries differing in 13 labels,
+// in a long comparison value without spaces (a BLAS library path), with
+// long KPI names and notes, is still whole in a 1,280 px window: no column
+// of the results table is cut off and the page does not scroll sideways.
+func TestHTMLWideFitsInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	const blas = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so,/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"
+	rep := named()
+	for i, e := range rep.Entries {
+		var parts []string
+		for k := range 13 {
+			parts = append(parts, fmt.Sprintf("label_number_%02d=value-%d-%d", k, i, k))
+			e.Labels[fmt.Sprintf("label_number_%02d", k)] = fmt.Sprintf("value-%d-%d", i, k)
+		}
+		e.Name = strings.Join(parts, " ")
+		e.ComparisonValue = fmt.Sprintf("%s#%d", blas, i)
+		e.Comparison = map[string]string{"blas": e.ComparisonValue}
+		r := e.Results[0]
+		r.KPI = "inference_throughput_tokens_per_second_at_the_ninety_ninth_percentile"
+		r.Status, r.Result.Reason = analyze.StatusNoisy, strings.Repeat("too noisy to judge: /very/long/path/without/spaces/", 4)
+	}
+	rep.Fixed = map[string]string{"cpu_model": strings.Repeat("Intel(R)Xeon(R)Platinum8375C", 6)}
+	for _, e := range rep.Entries {
+		e.Labels["cpu_model"] = rep.Fixed["cpu_model"]
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	browsertest.Screenshot(t, ctx, "wide")
+	browsertest.CheckFits(t, ctx, "table.results")
+}
