@@ -26,6 +26,7 @@ var badConfigs = map[string]string{
 	"duplicate.bad.yaml":           `config file testdata/duplicate.bad.yaml:2: key workload: mapping key "workload" already defined at line 1`,
 	"syntax.bad.yaml":              "config file testdata/syntax.bad.yaml:2: did not find expected ',' or ']'",
 	"binary.bad.yaml":              "config file testdata/binary.bad.yaml:1: control character U+0000 is not allowed in YAML",
+	"duration.bad.yaml":            `config file testdata/duration.bad.yaml:4: key executor.kubernetes.poll_interval: invalid duration "-5s" (want e.g. 5s, 2m)`,
 	"executor_unknown.bad.yaml":    "config file testdata/executor_unknown.bad.yaml:3: unknown key executor.slurm.partitions; did you mean partition? (valid in executor.slurm: partition, account, qos, time_limit, gpu_type, directives, max_parallel, max_array_size, job_name, seshat, poll_interval, grace_period)",
 	"unknown_section.bad.yaml":     "config file testdata/unknown_section.bad.yaml:1: unknown key regresion_analyses; did you mean regression_analyses? (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
 	"unknown_section_far.bad.yaml": "config file testdata/unknown_section_far.bad.yaml:2: unknown key reports (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
