@@ -23,7 +23,7 @@ var flagValues = map[string]map[string]func() []string{
 	"*": {"workload": workloads.Names},
 	"changepoints": {
 		"method": pipeline.ChangePointMethods,
-		"format": func() []string { return []string{"text", "json"} },
+		"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} },
 	},
 	"regression": {"method": analyze.Names, "executor": executorNames},
 	"run":        {"executor": executorNames},

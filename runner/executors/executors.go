@@ -8,6 +8,9 @@ import (
 	"github.com/seshat-bench/seshat/runner/kubernetes"
 )
 
+// Default is the executor of --executor when none is named.
+const Default = "local"
+
 // Names are the executors New knows: the values of --executor.
 var Names = []string{"local", "slurm", "kubernetes"}
 
@@ -32,7 +35,7 @@ type Config struct {
 // InvalidInput errors naming the config key or --executor.
 func New(name string, cfg Config) (runner.Executor, error) {
 	switch name {
-	case "", "local":
+	case "", Default:
 		return runner.Local{}, nil
 	case "slurm":
 		s := cfg.Slurm
