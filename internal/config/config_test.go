@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -323,5 +324,24 @@ func TestResolve(t *testing.T) {
 	cmd, _ = newCmd()
 	if s, err := Resolve(cmd, func(string) (string, bool) { return "", false }, false); err != nil || s.File != nil {
 		t.Errorf("a command that reads no config: %+v, %v", s, err)
+	}
+}
+
+// TestDurations: duration keys are decoded when the file is, Go's way,
+// with a bare 0 meaning no time; a list is not a duration.
+func TestDurations(t *testing.T) {
+	t.Parallel()
+	l, err := Parse("seshat.yaml", []byte("run:\n  timeout: 0\nregression_analyses:\n  budget: 1m30s\nexecutor:\n  slurm:\n    grace_period: 2s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := l.File
+	if f.Run.Timeout != 0 || time.Duration(f.Regression.Budget) != 90*time.Second || time.Duration(f.Executor.Slurm.GracePeriod) != 2*time.Second {
+		t.Errorf("durations: timeout %v, budget %v, grace_period %v", f.Run.Timeout, f.Regression.Budget, f.Executor.Slurm.GracePeriod)
+	}
+	_, err = Parse("seshat.yaml", []byte("run:\n  timeout: [1s]\n"))
+	want := `config file seshat.yaml:2: key run.timeout: want a duration (e.g. 5s, 2m), found a list`
+	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.InvalidInput {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

@@ -16,8 +16,11 @@ type Duration time.Duration
 // *yaml.TypeError carrying the line, which Parse turns into
 // "config file PATH:LINE: key KEY: invalid duration ...".
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration (e.g. 5s, 2m), found %s", n.Line, kindName(n))}}
+	}
 	v, err := time.ParseDuration(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
+	if err != nil || v < 0 {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: invalid duration %q (want e.g. 5s, 2m)", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
