@@ -33,20 +33,26 @@ import (
 // The current run regresses when it starts a new segment (a change point
 // at the last index) whose change goes the bad way for the KPI.
 type EDivisive struct {
-	WindowLen    int     // points per window; 0 means 50
-	MaxPValue    float64 // final significance threshold; 0 means 0.001
+	WindowLen    int     // points per window; 0 means DefaultWindowLen
+	MaxPValue    float64 // final significance threshold; 0 means DefaultMaxPValue
 	MinMagnitude float64 // smallest relative change kept; default 0
 }
+
+// The defaults of EDivisive (and of --window-len and --max-pvalue).
+const (
+	DefaultWindowLen = 50
+	DefaultMaxPValue = 0.001
+)
 
 // Name implements Method.
 func (EDivisive) Name() string { return "edivisive" }
 
 func (e EDivisive) withDefaults() EDivisive {
 	if e.WindowLen == 0 {
-		e.WindowLen = 50
+		e.WindowLen = DefaultWindowLen
 	}
 	if e.MaxPValue == 0 {
-		e.MaxPValue = 0.001
+		e.MaxPValue = DefaultMaxPValue
 	}
 	return e
 }

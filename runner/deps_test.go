@@ -16,7 +16,7 @@ func TestRunStageDoesNotImportParseStage(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command to list the dependencies with")
 	}
-	out, err := exec.Command(goBin, "list", "-deps", "github.com/seshat-bench/seshat/runner", "github.com/seshat-bench/seshat/runner/kubernetes").Output()
+	out, err := exec.Command(goBin, "list", "-deps", "github.com/seshat-bench/seshat/runner", "github.com/seshat-bench/seshat/runner/kubernetes", "github.com/seshat-bench/seshat/runner/executors").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/plotting"
+	"github.com/seshat-bench/seshat/runner/executors"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -22,10 +23,10 @@ var flagValues = map[string]map[string]func() []string{
 	"*": {"workload": workloads.Names},
 	"changepoints": {
 		"method": pipeline.ChangePointMethods,
-		"format": func() []string { return []string{"text", "json"} },
+		"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} },
 	},
-	"regression": {"method": analyze.Names, "executor": executors},
-	"run":        {"executor": executors},
+	"regression": {"method": analyze.Names, "executor": executorNames},
+	"run":        {"executor": executorNames},
 	"compare":    {"format": func() []string { return compare.Formats }},
 	"download":   {"mode": download.ModeNames},
 	"check":      {"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} }}, // host check
@@ -34,7 +35,7 @@ var flagValues = map[string]map[string]func() []string{
 	"visualize":  {"generate": pipeline.Generators, "history-axis": plotting.HistoryAxes},
 }
 
-func executors() []string { return pipeline.Executors }
+func executorNames() []string { return executors.Names }
 
 // argValues are the values shell completion offers for a command's first
 // argument; the later ones complete as files.

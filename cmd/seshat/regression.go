@@ -11,6 +11,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/runner/executors"
 )
 
 func newRegressionCmd(g *globals) *cobra.Command {
@@ -87,8 +88,8 @@ run exits 3.`,
 	addNoCacheFlag(f, &o.NoCache)
 	f.StringVar(&o.History, "history", lts.DefaultStoreURL, "history store: sqlite:PATH or http(s)://host:port (OpenSearch); unset, the store uploads go to (SESHAT_STORE, lts.store)")
 	f.StringVar(&o.Method, "method", analyze.DefaultMethod, "method: shift (a shift that persists over recent builds, against every level the history visits), segment (the current build against the latest stable segment of its history), edivisive, perfherder, window, zscore, mannwhitney or threshold")
-	f.IntVar(&o.Params.WindowLen, "window-len", 50, "edivisive: points per window")
-	f.Float64Var(&o.Params.MaxPValue, "max-pvalue", 0.001, "edivisive: largest p-value of a change kept")
+	f.IntVar(&o.Params.WindowLen, "window-len", analyze.DefaultWindowLen, "edivisive: points per window")
+	f.Float64Var(&o.Params.MaxPValue, "max-pvalue", analyze.DefaultMaxPValue, "edivisive: largest p-value of a change kept")
 	f.Float64Var(&o.Params.MinMagnitude, "min-magnitude", 0, "edivisive: smallest relative change kept (0.05 = 5%)")
 	f.Float64Var(&threshold, "threshold", 0, "zscore: |z| limit (default 3); threshold: change in percent (default 10)")
 	f.Float64Var(&o.Gate.FDR, "fdr", analyze.DefaultFDR, "false discovery rate controlled across every entry x KPI of the analysis (Benjamini-Hochberg)")
@@ -105,7 +106,7 @@ run exits 3.`,
 	f.DurationVar(&o.Budget, "budget", pipeline.DefaultConfirmBudget, "--confirm auto: start no round that would end past this time since the first")
 	f.IntVar(&o.MaxRounds, "max-rounds", pipeline.DefaultConfirmRounds, "--confirm auto: at most this many rounds")
 	f.StringVar(&o.Benchmark, "benchmark", "", "--confirm: the benchmark file of the current runs (default: the one their config.yaml names)")
-	f.StringVar(&o.Rerun.Executor, "executor", "local", "--confirm: where the points run again: local, slurm or kubernetes (the executor section of seshat.yaml)")
+	f.StringVar(&o.Rerun.Executor, "executor", executors.Default, "--confirm: where the points run again: local, slurm or kubernetes (the executor section of seshat.yaml)")
 	f.DurationVar(&o.Rerun.Timeout, "timeout", 0, "--confirm: kill every process of a run after this long (0: no limit)")
 	f.StringVar(&o.Rerun.Python, "python", "", "--confirm: Python interpreter of the numpy and torch PIs")
 	f.StringVar(&o.Baseline, "baseline", "", "A/B in one job: judge every other value of this label in the current runs against the runs of KEY=VALUE (a hierarchical bootstrap), not against history; the history, if given, is context")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/runner/executors"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -44,7 +45,7 @@ invalid benchmark file.`,
 	f.StringVar(&o.Commit, "commit", "", "build.json commit under test (default: the CI's, else git's HEAD)")
 	f.StringVar(&o.Ref, "ref", "", "build.json ref, the branch or tag under test (default: the CI's, else git's branch)")
 	f.StringVar(&o.CPUs, "cpus", "", "pin every run's PI to these CPUs, a list like 0, 0-3 or 0,2 (sched_setaffinity; local executor)")
-	f.StringVar(&o.Executor, "executor", "local", "where the points run: local (child processes), slurm (job arrays) or kubernetes (Jobs); see the executor section of seshat.yaml")
+	f.StringVar(&o.Executor, "executor", executors.Default, "where the points run: local (child processes), slurm (job arrays) or kubernetes (Jobs); see the executor section of seshat.yaml")
 	config.BindKey(f, "executor", "executor.name")
 	config.BindKey(f, "benchmark", "run.benchmark")
 	config.BindKey(f, "results-dir", "results_dir")

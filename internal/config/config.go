@@ -48,9 +48,9 @@ type ParseConfig struct {
 
 // RunConfig is the `run` section.
 type RunConfig struct {
-	Benchmark string `yaml:"benchmark"`
-	Timeout   string `yaml:"timeout"`
-	Python    string `yaml:"python"`
+	Benchmark string   `yaml:"benchmark"`
+	Timeout   Duration `yaml:"timeout"`
+	Python    string   `yaml:"python"`
 	// BuildID, Commit and Ref name what is under test (build.json), over
 	// what the CI's environment and git tell.
 	BuildID string `yaml:"build_id"`
@@ -81,8 +81,8 @@ type Slurm struct {
 	MaxArraySize int      `yaml:"max_array_size"`
 	JobName      string   `yaml:"job_name"`
 	Seshat       string   `yaml:"seshat"`
-	PollInterval string   `yaml:"poll_interval"`
-	GracePeriod  string   `yaml:"grace_period"`
+	PollInterval Duration `yaml:"poll_interval"`
+	GracePeriod  Duration `yaml:"grace_period"`
 }
 
 // Kubernetes is `executor.kubernetes` (docs/run.md).
@@ -101,7 +101,7 @@ type Kubernetes struct {
 	GPUResource      string            `yaml:"gpu_resource"`
 	Labels           map[string]string `yaml:"labels"`
 	MaxParallel      int               `yaml:"max_parallel"`
-	PollInterval     string            `yaml:"poll_interval"`
+	PollInterval     Duration          `yaml:"poll_interval"`
 	Seshat           string            `yaml:"seshat"`
 }
 
@@ -180,9 +180,9 @@ type Regression struct {
 	MaxNoise          *float64 `yaml:"max_noise"`
 	// Confirm is a number of rounds or auto; Budget (a duration) and
 	// MaxRounds bound auto.
-	Confirm   string `yaml:"confirm"`
-	Budget    string `yaml:"budget"`
-	MaxRounds *int   `yaml:"max_rounds"`
+	Confirm   string   `yaml:"confirm"`
+	Budget    Duration `yaml:"budget"`
+	MaxRounds *int     `yaml:"max_rounds"`
 	// Baseline is KEY=VALUE: an A/B analysis in one job.
 	Baseline string `yaml:"baseline"`
 }

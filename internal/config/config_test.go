@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -26,6 +27,7 @@ var badConfigs = map[string]string{
 	"duplicate.bad.yaml":           `config file testdata/duplicate.bad.yaml:2: key workload: mapping key "workload" already defined at line 1`,
 	"syntax.bad.yaml":              "config file testdata/syntax.bad.yaml:2: did not find expected ',' or ']'",
 	"binary.bad.yaml":              "config file testdata/binary.bad.yaml:1: control character U+0000 is not allowed in YAML",
+	"duration.bad.yaml":            `config file testdata/duration.bad.yaml:4: key executor.kubernetes.poll_interval: invalid duration "-5s" (want e.g. 5s, 2m)`,
 	"executor_unknown.bad.yaml":    "config file testdata/executor_unknown.bad.yaml:3: unknown key executor.slurm.partitions; did you mean partition? (valid in executor.slurm: partition, account, qos, time_limit, gpu_type, directives, max_parallel, max_array_size, job_name, seshat, poll_interval, grace_period)",
 	"unknown_section.bad.yaml":     "config file testdata/unknown_section.bad.yaml:1: unknown key regresion_analyses; did you mean regression_analyses? (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
 	"unknown_section_far.bad.yaml": "config file testdata/unknown_section_far.bad.yaml:2: unknown key reports (valid at the top: workload, workload_file, results_dir, parse, run, executor, plots, lts, regression_analyses)",
@@ -322,5 +324,24 @@ func TestResolve(t *testing.T) {
 	cmd, _ = newCmd()
 	if s, err := Resolve(cmd, func(string) (string, bool) { return "", false }, false); err != nil || s.File != nil {
 		t.Errorf("a command that reads no config: %+v, %v", s, err)
+	}
+}
+
+// TestDurations: duration keys are decoded when the file is, Go's way,
+// with a bare 0 meaning no time; a list is not a duration.
+func TestDurations(t *testing.T) {
+	t.Parallel()
+	l, err := Parse("seshat.yaml", []byte("run:\n  timeout: 0\nregression_analyses:\n  budget: 1m30s\nexecutor:\n  slurm:\n    grace_period: 2s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := l.File
+	if f.Run.Timeout != 0 || time.Duration(f.Regression.Budget) != 90*time.Second || time.Duration(f.Executor.Slurm.GracePeriod) != 2*time.Second {
+		t.Errorf("durations: timeout %v, budget %v, grace_period %v", f.Run.Timeout, f.Regression.Budget, f.Executor.Slurm.GracePeriod)
+	}
+	_, err = Parse("seshat.yaml", []byte("run:\n  timeout: [1s]\n"))
+	want := `config file seshat.yaml:2: key run.timeout: want a duration (e.g. 5s, 2m), found a list`
+	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.InvalidInput {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

@@ -19,6 +19,9 @@
 // The file is decoded strictly: an unknown key, a value of the wrong type or
 // malformed YAML is an InvalidInput error naming the file, the line and the
 // dotted key ("config file seshat.yaml:3: unknown key parse.filterz").
+// Durations (Duration: run.timeout, the executors' poll intervals...) are
+// parsed there too, so a bad one fails the load, not the command that
+// would have used it.
 // Fixtures for good and bad files live in testdata/, each bad one with the
 // exact error it gives.
 package config

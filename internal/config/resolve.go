@@ -189,10 +189,12 @@ func keysOf(t reflect.Type, prefix string) []Key {
 			continue
 		}
 		key := prefix + name
-		switch ft.Kind() {
-		case reflect.Struct:
+		switch {
+		case ft == reflect.TypeFor[Duration]():
+			out = append(out, Key{key, "duration"})
+		case ft.Kind() == reflect.Struct:
 			out = append(out, keysOf(ft, key+".")...)
-		case reflect.Slice:
+		case ft.Kind() == reflect.Slice:
 			out = append(out, Key{key, "list of " + typeName(ft.Elem().Kind())})
 		default:
 			out = append(out, Key{key, typeName(ft.Kind())})

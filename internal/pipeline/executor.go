@@ -10,53 +10,31 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
+	"github.com/seshat-bench/seshat/runner/executors"
+	"github.com/seshat-bench/seshat/runner/kubernetes"
 )
-
-// Executors are the values of --executor.
-var Executors = []string{"local", "slurm", "kubernetes"}
 
 // newExecutor builds the executor --executor names from the config
 // file's executor section (and, for kubernetes, the cluster the command
-// layer found). Bad values are InvalidInput errors naming the key.
+// layer found).
 func newExecutor(env Env, name string, cfg config.Executor, cluster config.Cluster, dryRun bool) (runner.Executor, error) {
-	switch name {
-	case "", "local":
-		return runner.Local{}, nil
-	case "slurm":
-		c := cfg.Slurm
-		s := &runner.Slurm{
-			Partition: c.Partition, Account: c.Account, QOS: c.QOS, TimeLimit: c.TimeLimit,
-			GPUType: c.GPUType, Directives: c.Directives, MaxParallel: c.MaxParallel,
-			MaxArraySize: c.MaxArraySize, JobName: c.JobName, Seshat: c.Seshat, Log: env.Log,
-			// The tasks inherit sbatch's environment: seshat's, less its secrets.
-			Env: env.Environ,
-		}
-		var err error
-		if s.PollInterval, err = configDuration("executor.slurm.poll_interval", c.PollInterval); err != nil {
-			return nil, err
-		}
-		if s.GracePeriod, err = configDuration("executor.slurm.grace_period", c.GracePeriod); err != nil {
-			return nil, err
-		}
-		if c.MaxParallel < 0 || c.MaxArraySize < 0 {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "executor.slurm: max_parallel and max_array_size must not be negative")
-		}
-		return s, nil
-	case "kubernetes":
-		return newKubernetes(env, cfg.Kubernetes, cluster, dryRun)
+	s, k := cfg.Slurm, cfg.Kubernetes
+	tolerations := make([]kubernetes.Toleration, len(k.Tolerations))
+	for i, t := range k.Tolerations {
+		tolerations[i] = kubernetes.Toleration(t)
 	}
-	return nil, exitcode.Errorf(exitcode.InvalidInput, "--executor: unknown executor %q (want local, slurm or kubernetes)", name)
-}
-
-func configDuration(key, v string) (time.Duration, error) {
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, exitcode.Errorf(exitcode.InvalidInput, "config key %s: invalid duration %q (want e.g. 5s, 2m)", key, v)
-	}
-	return d, nil
+	return executors.New(name, executors.Config{
+		Slurm: runner.Slurm{Partition: s.Partition, Account: s.Account, QOS: s.QOS, TimeLimit: s.TimeLimit,
+			GPUType: s.GPUType, Directives: s.Directives, MaxParallel: s.MaxParallel, MaxArraySize: s.MaxArraySize,
+			JobName: s.JobName, Seshat: s.Seshat, PollInterval: time.Duration(s.PollInterval), GracePeriod: time.Duration(s.GracePeriod)},
+		Kubernetes: kubernetes.Config{Context: k.Context, Namespace: k.Namespace, Image: k.Image,
+			ImagePullPolicy: k.ImagePullPolicy, ImagePullSecrets: k.ImagePullSecrets, ServiceAccount: k.ServiceAccount,
+			NodeSelector: k.NodeSelector, Tolerations: tolerations, Requests: k.Requests, Limits: k.Limits,
+			GPUResource: k.GPUResource, Labels: k.Labels, MaxParallel: k.MaxParallel,
+			PollInterval: time.Duration(k.PollInterval), Seshat: k.Seshat},
+		Cluster: kubernetes.Cluster(cluster),
+		DryRun:  dryRun, Env: env.Environ, Log: env.Log,
+	})
 }
 
 // RunPointOptions are the options of the hidden `seshat run-point`: what a

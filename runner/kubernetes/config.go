@@ -1,39 +1,79 @@
-package pipeline
+package kubernetes
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/runner"
-	"github.com/seshat-bench/seshat/runner/kubernetes"
 )
 
-// newKubernetes builds the kubernetes executor from `executor.kubernetes`:
-// the API server from the cluster the command layer found (kubeconfig
-// files, else the pod's service account), the Jobs' shape from the rest.
-// Bad values are InvalidInput errors naming the key. A dry run contacts
-// nothing: without a cluster to talk to it still prints the Jobs, in
-// executor.kubernetes.namespace or else "default", unless a kubeconfig the
-// config names cannot be read.
-func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster, dryRun bool) (runner.Executor, error) {
+// Config is the config file's `executor.kubernetes` section as the
+// executor takes it (docs/run.md): the Jobs' shape, the context and
+// namespace of the cluster. Its values are checked by New.
+type Config struct {
+	Context          string
+	Namespace        string
+	Image            string
+	ImagePullPolicy  string
+	ImagePullSecrets []string
+	ServiceAccount   string
+	NodeSelector     map[string]string
+	Tolerations      []Toleration
+	// Requests and Limits map resource names to quantities ("2", "4Gi").
+	Requests, Limits map[string]string
+	GPUResource      string
+	Labels           map[string]string
+	MaxParallel      int
+	PollInterval     time.Duration
+	Seshat           string
+}
+
+// Toleration is one entry of `executor.kubernetes.tolerations`, as in a
+// pod spec.
+type Toleration struct {
+	Key, Operator, Value, Effect string
+	TolerationSeconds            *int64
+}
+
+// Cluster is where the executor finds its API server, as the command
+// layer resolved it (kubectl's rules): the kubeconfig the config file
+// names, else the files to merge, else the pod's service account.
+type Cluster struct {
+	// Kubeconfig is the file the config file names: it must exist.
+	Kubeconfig string
+	// Search lists the kubeconfig files merged when Kubeconfig is "",
+	// first wins; missing ones are skipped.
+	Search []string
+	// InCluster is https://host:port of the API server of the pod seshat
+	// runs in ("" outside a pod).
+	InCluster string
+}
+
+// New builds the executor from c, talking to the API server of cluster.
+// Bad values are InvalidInput errors naming the config key. A dry run
+// contacts nothing: without a cluster to talk to it still prints the Jobs,
+// in c.Namespace or else "default", unless a kubeconfig the config names
+// cannot be read.
+func New(c Config, cluster Cluster, dryRun bool, log *slog.Logger) (*Executor, error) {
 	bad := func(key, format string, args ...any) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "config key executor.kubernetes.%s: "+format, append([]any{key}, args...)...)
 	}
 	if c.Image == "" {
 		return nil, bad("image", "required: an image with seshat and the PIs' dependencies (see the Containerfile)")
 	}
-	e := &kubernetes.Executor{Namespace: c.Namespace, Image: c.Image, ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
+	e := &Executor{Namespace: c.Namespace, Image: c.Image, ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
 		ImagePullSecrets: c.ImagePullSecrets, ServiceAccount: c.ServiceAccount, NodeSelector: c.NodeSelector,
-		GPUResource: corev1.ResourceName(c.GPUResource), Labels: c.Labels, MaxParallel: c.MaxParallel, Seshat: c.Seshat, Log: env.Log}
+		GPUResource: corev1.ResourceName(c.GPUResource), Labels: c.Labels, MaxParallel: c.MaxParallel,
+		PollInterval: c.PollInterval, Seshat: c.Seshat, Log: log}
 	switch e.ImagePullPolicy {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 	default:
@@ -54,9 +94,6 @@ func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster, dryRun 
 		e.Tolerations = append(e.Tolerations, corev1.Toleration{Key: t.Key, Operator: op, Value: t.Value,
 			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds})
 	}
-	if e.PollInterval, err = configDuration("executor.kubernetes.poll_interval", c.PollInterval); err != nil {
-		return nil, err
-	}
 	if c.MaxParallel < 0 {
 		return nil, bad("max_parallel", "must not be negative")
 	}
@@ -65,7 +102,7 @@ func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster, dryRun 
 		if e.Namespace == "" {
 			e.Namespace = "default"
 		}
-		env.Log.Warn(fmt.Sprintf("--executor kubernetes: no cluster to talk to (%v); a dry run needs none: the Jobs are shown in namespace %s", err, e.Namespace))
+		e.log().Warn(fmt.Sprintf("--executor kubernetes: no cluster to talk to (%v); a dry run needs none: the Jobs are shown in namespace %s", err, e.Namespace))
 		return e, nil
 	}
 	if err != nil {
@@ -77,7 +114,7 @@ func newKubernetes(env Env, c config.Kubernetes, cluster config.Cluster, dryRun 
 	if dryRun {
 		return e, nil // no client: nothing is contacted
 	}
-	if e.Client, err = kubernetes.NewClient(rc); err != nil {
+	if e.Client, err = NewClient(rc); err != nil {
 		return nil, fmt.Errorf("--executor kubernetes: %w", err)
 	}
 	return e, nil
@@ -89,7 +126,7 @@ const serviceAccount = "/var/run/secrets/kubernetes.io/serviceaccount/"
 // restConfig is the client configuration of the cluster and the namespace
 // it names. It is built from the files named, never from client-go's
 // default loading rules, which read KUBECONFIG and HOME themselves.
-func restConfig(cl config.Cluster, kubeContext string) (*rest.Config, string, error) {
+func restConfig(cl Cluster, kubeContext string) (*rest.Config, string, error) {
 	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: cl.Kubeconfig, Precedence: cl.Search}
 	kc, err := rules.Load()
 	if err != nil {
