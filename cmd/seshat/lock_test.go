@@ -164,12 +164,19 @@ func TestRunKilledTakesItsRunWithIt(t *testing.T) {
 	if err := os.WriteFile(again, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Every seshat run reclaims what a gone seshat left, on the whole
+	// machine: another run of this test binary (a parallel test, the
+	// early demos) may get there first. The message is asked of the
+	// second run only when the leftovers were still there as it began.
+	left := running(sleep)
 	r := runSeshat(t, nil, "run", "--resume", "--benchmark", bench, "--results-dir", results)
 	if r.code != 0 {
 		t.Fatalf("second run: exit %d:\n%s", r.code, r.stderr)
 	}
 	waitUntil(t, "the processes the PI left to be killed", func() bool { return !running(sh) && !running(sleep) })
-	if !strings.Contains(r.stderr, "left by the runs of a seshat that is gone") || strings.Contains(r.stderr, "killed 0 process") {
+	if !left {
+		t.Logf("another seshat of this test process reclaimed the leftovers before the second run began")
+	} else if !strings.Contains(r.stderr, "left by the runs of a seshat that is gone") || strings.Contains(r.stderr, "killed 0 process") {
 		t.Errorf("the second run does not say what it cleaned up:\n%s", r.stderr)
 	}
 	if dirs := runDirsOf(t, results); len(dirs) != 1 {
