@@ -219,14 +219,10 @@ func (s *Server) workload(name string) Workload {
 }
 
 // seriesKey is the series key of a run's labels: its labels minus the keys
-// that are not the series', with their canonical text (workload first).
+// that are not the series' (regression's rule), with their canonical text
+// (workload first).
 func seriesKey(workload string, keys regression.Keys, labels map[string]string) (map[string]string, string) {
-	out := make(map[string]string, len(labels))
-	for name, v := range labels {
-		if !slices.Contains(keys.ComparisonKeys, name) && !slices.Contains(keys.IgnoredKeys, name) && !slices.Contains(regression.MetaKeys, name) {
-			out[name] = v
-		}
-	}
+	out := keys.SeriesLabels(labels)
 	var b strings.Builder
 	b.WriteString(workload)
 	for _, name := range slices.Sorted(maps.Keys(out)) {

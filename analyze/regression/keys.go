@@ -75,14 +75,21 @@ func (k Keys) excluded(name string) bool {
 	return slices.Contains(k.ComparisonKeys, name) || slices.Contains(k.IgnoredKeys, name) || slices.Contains(MetaKeys, name)
 }
 
-// seriesKey returns the labels of the series key and their canonical text.
-func (k Keys) seriesKey(labels map[string]string) (map[string]string, string) {
+// SeriesLabels are the labels of a run that identify its series: all but
+// the comparison, ignored and meta keys.
+func (k Keys) SeriesLabels(labels map[string]string) map[string]string {
 	key := make(map[string]string, len(labels))
 	for name, v := range labels {
 		if !k.excluded(name) {
 			key[name] = v
 		}
 	}
+	return key
+}
+
+// seriesKey returns the labels of the series key and their canonical text.
+func (k Keys) seriesKey(labels map[string]string) (map[string]string, string) {
+	key := k.SeriesLabels(labels)
 	return key, canonical(key)
 }
 
