@@ -71,6 +71,11 @@ type Shift struct {
 	Effect float64
 	// Alpha is the significance of the rank test; 0 means 0.01.
 	Alpha float64
+
+	// runScale floors the reference's scale: the spread of a build's
+	// median that its own runs predict (runScale). Set by Evaluate from
+	// the history's runs; 0 for a plain series.
+	runScale float64
 }
 
 // shiftTrendAlpha is the Mann-Kendall p-value under which a reference
@@ -298,6 +303,7 @@ func (s Shift) reference(y []float64, start, j, minBack int, refs map[int]shiftR
 		return r, true
 	}
 	r := newShiftRef(y, lo, j)
+	r.scale = math.Max(r.scale, s.runScale)
 	if refs != nil {
 		refs[j] = r
 	}
@@ -382,6 +388,7 @@ func (s Shift) Evaluate(in Input) Result {
 		y[i] = f(pt.Value)
 	}
 	t := len(y) - 1
+	s.runScale = runScale(points[:t], f)
 	changes, start := s.replay(y[:t], points[:t], f)
 	defer func() { r.Baseline = s.baseline(r, changes, start, t, logScale) }()
 	since := ""
@@ -595,6 +602,30 @@ func runsExplainBuilds(k int) float64 {
 	return 1.3 * math.Sqrt(distuv.ChiSquared{K: df}.Quantile(0.999)/df)
 }
 
+// runScale is the spread of a build's median that the history's runs
+// predict: the pooled within-build deviations' MAD, over the median number
+// of runs a build has (medianSpread), from every build of at least 2 runs;
+// 0 when fewer than minSingleBack builds have them. A build median cannot
+// vary less than its runs allow, so this floors the reference's scale:
+// without it, three build medians that agree by chance make a series whose
+// runs spread 30% look quiet. It is the within-build term of the one-way
+// random-effects decomposition (between-build variance plus within-build
+// variance over the runs per build) that HierBootstrap resamples.
+func runScale(history []Point, f func(float64) float64) float64 {
+	var devs, counts []float64
+	for _, p := range history {
+		if len(p.Samples) < 2 {
+			continue
+		}
+		counts = append(counts, float64(len(p.Samples)))
+		devs = appendDeviations(devs, p.Samples, f)
+	}
+	if len(counts) < minSingleBack {
+		return 0
+	}
+	return medianSpread(MAD(devs), Median(counts))
+}
+
 // runsConfirm tells whether the current build's runs are evidence enough
 // on their own: at least 3 runs, every one beyond the reference's bounds,
 // none split from the others (split),
@@ -606,18 +637,8 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) || split(ref, t, samples) {
 		return false
 	}
-	var devs, counts []float64
-	for _, p := range history {
-		if len(p.Samples) < 2 {
-			continue
-		}
-		counts = append(counts, float64(len(p.Samples)))
-		devs = appendDeviations(devs, p.Samples, f)
-	}
-	if len(counts) < minSingleBack {
-		return false
-	}
-	return ref.scale <= runsExplainBuilds(len(ref.vals))*medianSpread(MAD(devs), Median(counts))
+	within := runScale(history, f)
+	return within > 0 && ref.scale <= runsExplainBuilds(len(ref.vals))*within
 }
 
 // split tells whether the runs of one build disagree: at least 2 of them,

@@ -330,3 +330,27 @@ func TestShiftNoisyNeeds(t *testing.T) {
 		t.Errorf("30 builds at 30%% spread: %s: %q, want noisy saying no number of builds decides", wild.Status, wild.Reason)
 	}
 }
+
+// TestShiftRunSpreadFloorsScale: three builds whose medians agree within
+// 1% by chance, each of five runs spread 30%: the series is too noisy to
+// judge a change of a few percent, not quiet. The build medians alone
+// would say a spread under 1% and a floor of about 3%; the runs say a
+// build median moves by about 15%.
+func TestShiftRunSpreadFloorsScale(t *testing.T) {
+	t.Parallel()
+	h := []Point{
+		PointOf(70, 85, 100, 120, 140),
+		PointOf(72, 90, 101, 118, 135),
+		PointOf(68, 88, 99.5, 125, 138),
+	}
+	m, _ := New(DefaultMethod, Params{})
+	got := m.Evaluate(Input{History: h, Current: PointOf(75, 92, 104, 121, 139), Direction: HigherIsBetter})
+	if !(got.Noise > 0.1) {
+		t.Fatalf("noise %.3f (%s), want over 10%%: the runs spread 30%%", got.Noise, got.Details)
+	}
+	results := []*Result{&got}
+	Gate{}.Apply(results)
+	if got.Status != StatusNoisy || !strings.Contains(got.Reason, "too noisy to judge") {
+		t.Errorf("%s (%s), want noisy: too noisy to judge", got.Status, got.Reason)
+	}
+}

@@ -64,7 +64,10 @@ import (
 // and this repository's recorded host series.
 var defaultFiles = []string{"../shared/data/perf-series/series.json", "bench/realdata/testdata/host-series.json"}
 
-var verbose = flag.Bool("v", false, "print every series' alerts beside its labels")
+var (
+	verbose = flag.Bool("v", false, "print every series' alerts beside its labels")
+	trace   = flag.String("trace", "", "print the CI replay's verdict on every build of the series whose name contains this text")
+)
 
 func main() {
 	flag.Parse()
@@ -167,6 +170,16 @@ func labelText(ls []label) string {
 	return b.String()
 }
 
+// labelAt is the label at build i, or "--".
+func labelAt(ls []label, i int) string {
+	for _, l := range ls {
+		if l.Index == i {
+			return l.Status
+		}
+	}
+	return "--"
+}
+
 // detect runs a detector on the whole series.
 func detect(d analyze.Detector) func(s *series) ([]int, counts, int, error) {
 	return func(s *series) ([]int, counts, int, error) {
@@ -247,6 +260,9 @@ func replay(s *series) ([]int, counts, int, error) {
 			judged++
 			for _, e := range rep.Entries {
 				for _, r := range e.Results {
+					if *trace != "" && strings.Contains(s.Name(), *trace) {
+						fmt.Fprintf(os.Stderr, "%s %3d %s %-11s %+7.2f%% floor %.1f%% %s%s\n", s.Signature, i, labelAt(s.Labels, i), r.Status, r.Result.DeltaPercent, r.Result.Floor, r.Result.Reason, r.Result.Details)
+					}
 					switch r.Status {
 					case analyze.StatusRegression, analyze.StatusImprovement, regression.StatusAcknowledged:
 						alerts = append(alerts, i)
