@@ -83,6 +83,13 @@ type Shift struct {
 // reference, projected, fakes a change.
 const shiftTrendAlpha = 0.001
 
+// shiftDriftRefAlpha is the Mann-Kendall p-value under which a reference
+// hints at a drift that fore builds may continue. A flat reference
+// followed by builds at a new level is a step, though a line through both
+// is steep: without this, Mozilla's 3777188 (a -8% step after a flat,
+// noisy reference) was taken for drift.
+const shiftDriftRefAlpha = 0.2
+
 // minSingleBack is the fewest reference builds one build is judged
 // against.
 const minSingleBack = 3
@@ -204,11 +211,14 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 			t.beyond = false
 		}
 	}
-	if !t.effectOK || !t.beyond {
+	if !t.beyond {
 		return t
 	}
 	if r.slope == 0 && s.drift(r, at, fore) {
 		t.drift = true
+		return t
+	}
+	if !t.effectOK {
 		return t
 	}
 	t.p = MannWhitneyU(res, r.vals).PValue
@@ -217,14 +227,18 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 }
 
 // drift tells whether the reference and the fore values together are one
-// drifting level rather than a step: a Mann-Kendall trend (p < 0.01) over
-// all of them, and the fore values no step away from the Theil-Sen line
+// drifting level rather than a step: the reference itself shows a hint of
+// the trend (Mann-Kendall p < shiftDriftRefAlpha over it alone), a
+// Mann-Kendall trend (p < 0.01) over all of them, and the fore values no step away from the Theil-Sen line
 // through all of them (their median residual under Effect standard errors
 // of the reference's residuals). A machine pool that gets faster build
 // after build moves a few builds "beyond" the older ones without a change
 // of the code.
 func (s Shift) drift(r shiftRef, at int, fore []float64) bool {
 	all := append(slices.Clone(r.raw), fore...)
+	if len(r.raw) >= minTrendBuilds && MannKendall(r.raw) >= shiftDriftRefAlpha {
+		return false
+	}
 	if len(all) < minTrendBuilds || MannKendall(all) >= trendAlpha {
 		return false
 	}
@@ -283,10 +297,14 @@ func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, 
 		return shiftChange{}, false
 	}
 	st := s.test(ref, t, y[t:t+1])
-	if !st.effectOK || !st.beyond || st.drift {
+	if !st.beyond || st.drift {
 		return shiftChange{}, false
 	}
-	if !runsConfirm(points[ref.lo:t], ref, t, mapf(points[t].Samples, f), f, st.delta) {
+	samples := mapf(points[t].Samples, f)
+	if !runsConfirm(points[ref.lo:t], ref, t, samples, f, st.delta) {
+		return shiftChange{}, false
+	}
+	if !st.effectOK && !(runsPValue(points[ref.lo:t], ref, t, samples, f) <= s.Alpha) {
 		return shiftChange{}, false
 	}
 	return shiftChange{at: t, confirmed: t, test: st, back: len(ref.vals)}, true
@@ -444,14 +462,29 @@ func (s Shift) Evaluate(in Input) Result {
 	}
 	s.fill(&r, ref, st, logScale, t)
 	r.PValue = 1
-	if !st.effectOK || !st.beyond || st.drift {
+	samples := mapf(in.Current.samples(), f)
+	// When the history's builds vary no more than their runs, the runs
+	// decide a build too small a change for the builds' own standard
+	// errors: its runs against every run of the reference, at Alpha.
+	runsDecide := !st.effectOK && st.beyond && !st.drift &&
+		runsConfirm(p.points[ref.lo:t], ref, t, samples, f, st.delta) &&
+		runsPValue(p.points[ref.lo:t], ref, t, samples, f) <= s.Alpha
+	if (!st.effectOK && !runsDecide) || !st.beyond || st.drift {
+		// Nothing found: once the reference is long enough for a change
+		// over several builds, the noise that matters is that of the
+		// judgement the method makes of a change, over MinFore builds at
+		// a new level, not that of one build (which only a suspect or its
+		// own runs speak for). A series whose builds spread 3% is thus
+		// not "too noisy" to find a 10% change: four builds decide it.
+		if n := len(ref.vals); n >= s.MinBack {
+			s.fill(&r, ref, shiftTest{delta: st.delta, se: ref.scale * math.Sqrt(1/float64(n)+1/float64(s.MinFore))}, logScale, t)
+		}
 		r.Status = StatusOK
 		r.Details = fmt.Sprintf("%+.2f%% against the %d build(s) before it (level %s, spread %.2f%%)%s",
 			r.DeltaPercent, len(ref.vals), fmtNum(r.Reference), 100*relScale(ref, logScale), since)
 		return r
 	}
 	// Builds at a new level that nothing confirms yet.
-	samples := mapf(in.Current.samples(), f)
 	r.PValue = MannWhitneyU(samples, ref.vals).PValue
 	r.Status = judge(in.Direction, true, st.delta)
 	if at == t {
@@ -466,18 +499,12 @@ func (s Shift) Evaluate(in Input) Result {
 	case runsConfirm(p.points[ref.lo:t], ref, t, samples, f, st.delta):
 		// The runs speak for the builds: the current runs against every
 		// run of the reference.
-		var all []float64
-		for i, pt := range p.points[ref.lo:t] {
-			for _, v := range pt.samples() {
-				all = append(all, ref.residual(ref.lo+i, f(v)))
-			}
+		r.PValue = runsPValue(p.points[ref.lo:t], ref, t, samples, f)
+		runs := 0
+		for _, pt := range p.points[ref.lo:t] {
+			runs += len(pt.samples())
 		}
-		res := make([]float64, len(samples))
-		for i, v := range samples {
-			res[i] = ref.residual(t, v)
-		}
-		r.PValue = MannWhitneyU(res, all).PValue
-		r.Details += fmt.Sprintf("; its runs confirm it (the history's builds vary no more than their runs; Mann-Whitney p=%.3g against the %d runs of those builds)", r.PValue, len(all))
+		r.Details += fmt.Sprintf("; its runs confirm it (the history's builds vary no more than their runs; Mann-Whitney p=%.3g against the %d runs of those builds)", r.PValue, runs)
 	default:
 		r.Status, r.PValue = StatusSuspect, math.NaN()
 		r.Reason = fmt.Sprintf("%s at a new level, %d needed to confirm a change: --confirm re-runs the current one, the next builds confirm or clear it",
@@ -612,6 +639,12 @@ func runsExplainBuilds(k int) float64 {
 // random-effects decomposition (between-build variance plus within-build
 // variance over the runs per build) that HierBootstrap resamples.
 func runScale(history []Point, f func(float64) float64) float64 {
+	v, _ := runScaleOf(history, f)
+	return v
+}
+
+// runScaleOf is runScale, and whether enough builds have runs to tell it.
+func runScaleOf(history []Point, f func(float64) float64) (float64, bool) {
 	var devs, counts []float64
 	for _, p := range history {
 		if len(p.Samples) < 2 {
@@ -621,9 +654,26 @@ func runScale(history []Point, f func(float64) float64) float64 {
 		devs = appendDeviations(devs, p.Samples, f)
 	}
 	if len(counts) < minSingleBack {
-		return 0
+		return 0, false
 	}
-	return medianSpread(MAD(devs), Median(counts))
+	return medianSpread(MAD(devs), Median(counts)), true
+}
+
+// runsPValue is the two-sided Mann-Whitney p-value of the current build's
+// runs (samples, working scale) against every run of the reference's
+// builds, both as residuals of the reference's line.
+func runsPValue(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64) float64 {
+	var all []float64
+	for i, pt := range history {
+		for _, v := range pt.samples() {
+			all = append(all, ref.residual(ref.lo+i, f(v)))
+		}
+	}
+	res := make([]float64, len(samples))
+	for i, v := range samples {
+		res[i] = ref.residual(t, v)
+	}
+	return MannWhitneyU(res, all).PValue
 }
 
 // runsConfirm tells whether the current build's runs are evidence enough
@@ -637,8 +687,8 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) || split(ref, t, samples) {
 		return false
 	}
-	within := runScale(history, f)
-	return within > 0 && ref.scale <= runsExplainBuilds(len(ref.vals))*within
+	within, ok := runScaleOf(history, f)
+	return ok && ref.scale <= runsExplainBuilds(len(ref.vals))*within
 }
 
 // split tells whether the runs of one build disagree: at least 2 of them,

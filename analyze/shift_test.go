@@ -325,6 +325,12 @@ func TestShiftNoisyNeeds(t *testing.T) {
 	if short.Status != StatusNoisy || !strings.Contains(short.Reason, "more build(s) of history") {
 		t.Errorf("4 builds at 4%% spread: %s: %q, want noisy naming the builds that would decide", short.Status, short.Reason)
 	}
+	// Builds that spread 2.5% cannot show a 10% change in one build, but
+	// four builds at a new level decide it: judged, not noisy.
+	calm := judge(level(r, 30, 100, 0.025))
+	if calm.Status != StatusOK || !(calm.Detectable < 10) {
+		t.Errorf("30 builds at 2.5%% spread: %s (%q), detectable %.1f%%, want ok with under 10%%", calm.Status, calm.Reason, calm.Detectable)
+	}
 	wild := judge(level(r, 30, 100, 0.3))
 	if wild.Status != StatusNoisy || !strings.Contains(wild.Reason, "no number of builds") || !strings.Contains(wild.Reason, "seshat host check") {
 		t.Errorf("30 builds at 30%% spread: %s: %q, want noisy saying no number of builds decides", wild.Status, wild.Reason)
@@ -352,5 +358,22 @@ func TestShiftRunSpreadFloorsScale(t *testing.T) {
 	Gate{}.Apply(results)
 	if got.Status != StatusNoisy || !strings.Contains(got.Reason, "too noisy to judge") {
 		t.Errorf("%s (%s), want noisy: too noisy to judge", got.Status, got.Reason)
+	}
+}
+
+// TestShiftRealStepAfterNoisyReference: Mozilla's 3777188, a confirmed
+// step of about -8% at build 44 after a reference that is noisy (4%) but
+// flat: the step is found within 5 builds of it and is not taken for a
+// drift, because the reference alone does not trend.
+func TestShiftRealStepAfterNoisyReference(t *testing.T) {
+	t.Parallel()
+	s := loadReal(t, "3777188")
+	alerts := alertsOf(ciReplay(s.Values, LowerIsBetter))
+	found := false
+	for _, a := range alerts {
+		found = found || near(a, 44)
+	}
+	if !found {
+		t.Errorf("alerts %v, want one within 5 builds of the step at 44", alerts)
 	}
 }
