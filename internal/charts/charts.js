@@ -323,7 +323,7 @@
       draw(el, JSON.parse(src.textContent));
       const fallback = el.parentElement && el.parentElement.querySelector("img.chart-fallback");
       if (fallback) {
-        fallback.hidden = true;
+        fallback.style.display = "none";
       }
     });
   }
