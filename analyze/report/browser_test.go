@@ -61,3 +61,31 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "wide")
 	browsertest.CheckFits(t, ctx, "table.results")
 }
+
+// TestChartsInChromium: the report opened from file:// draws its charts
+// with nothing but the page and its files (no network); hovering the
+// current build shows its id and short commit; a click on a legend entry
+// hides its series; without JavaScript the SVG stays (the chart hides it
+// only once drawn).
+func TestChartsInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	page := filepath.Join(t.TempDir(), "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, named(), Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	browsertest.CheckOffline(t, ctx)
+	// Series 1 is the history builds, 2 the current build.
+	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 2, "build stack-b")
+	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 1, "commit aaaa001")
+	browsertest.Screenshot(t, ctx, "charts")
+}

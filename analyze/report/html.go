@@ -303,12 +303,12 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 			case needsAttention(r):
 				d := detail(e, r, figures[r], true)
 				row.Link = "#" + d.Anchor
-				pg.Attention = append(pg.Attention, d)
 				if d.Figure == "" {
 					pg.FiguresLeftOut++
 				} else if d.Chart = newChart(e, r); d.Chart != nil {
 					pg.Charts = charts.Inline()
 				}
+				pg.Attention = append(pg.Attention, d)
 			case len(pg.Others) < MaxDetailed:
 				d := detail(e, r, "", false)
 				row.Link = "#" + d.Anchor
