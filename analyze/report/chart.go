@@ -18,19 +18,8 @@ import (
 func newChart(e *regression.Entry, r *regression.KPIResult) *charts.Chart {
 	divisor, unit := r.DisplayScale()
 	y := func(v float64) float64 { return v / divisor }
-	var history []analyze.Point
-	for _, pt := range r.History {
-		if finite(pt.Value) {
-			history = append(history, pt)
-		}
-	}
+	history, labels := drawnHistory(r)
 	n := len(history)
-	labels := make([]string, 0, n+1)
-	for _, pt := range history {
-		labels = append(labels, tickName(pt))
-	}
-	labels = append(labels, tickName(r.Current))
-	labels = plotting.DistinctLabels(labels)
 	c := &charts.Chart{ID: anchor(e, r), Height: 280,
 		X: charts.Axis{Kind: charts.XIndex, Label: "build, oldest first; the last is the current build", Ticks: labels},
 		Y: charts.Axis{Label: r.KPI, Unit: unit}}
