@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,4 +209,30 @@ func FuzzTriage(f *testing.F) {
 			t.Fatalf("POST %q: markup in the answer:\n%s", body, w.Body)
 		}
 	})
+}
+
+// TestHistoryMarksVerdicts: /api/history marks the stored verdicts of a
+// series at their builds (the regression at nightly-03, the improvement
+// at nightly-04), on their KPI only, and no other series' verdict.
+func TestHistoryMarksVerdicts(t *testing.T) {
+	t.Parallel()
+	s, _ := alertStore(t)
+	srv := serve(t, s, explorer.Options{})
+	var h explorer.History
+	getJSON(t, srv, "/api/history?series="+seriesIDs(t, srv)["64"], &h)
+	got := map[string][]string{}
+	for _, k := range h.KPIs {
+		for _, m := range k.Marks {
+			if m.Kind != "change" {
+				got[k.Name] = append(got[k.Name], h.Builds[m.Build].ID+" "+m.Kind)
+			}
+		}
+	}
+	want := []string{"nightly-03 regression", "nightly-04 improvement"}
+	if g := got["rate_gflops"]; !slices.Equal(slices.Sorted(slices.Values(g)), want) {
+		t.Errorf("rate_gflops marks %q, want %q", g, want)
+	}
+	if len(got) != 1 {
+		t.Errorf("marks on %d KPIs (%v), want on rate_gflops only (the ok verdict is no mark)", len(got), got)
+	}
 }

@@ -113,6 +113,20 @@ type KPIHistory struct {
 	Medians []*float64 `json:"medians"`
 	// Runs are the runs' values in time order.
 	Runs []RunPoint `json:"runs"`
+	// Marks are the change points of the medians and the verdicts stored
+	// for the series, at their builds.
+	Marks []HistoryMark `json:"marks"`
+}
+
+// HistoryMark is a change point or a stored verdict at a build of a
+// history.
+type HistoryMark struct {
+	// Build is the index of the build in History.Builds.
+	Build int `json:"build"`
+	// Kind is change, regression, improvement, suspect or other (an
+	// acknowledged finding).
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
 }
 
 // RunPoint is one run's value of a KPI.

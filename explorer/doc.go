@@ -16,8 +16,9 @@
 //   - a series' history (/series/{id}, /api/history?series=ID), read from
 //     the store for each request: every KPI by build, the runs and the
 //     median of each build, with the build's id, commit, ref and CI link.
-//     The page draws it in the browser with uPlot (vendored under
-//     assets/uplot, embedded; assets/refresh.sh refreshes it);
+//     The page draws it in the browser with internal/charts (uPlot and
+//     the chart script the static pages share, served under
+//     /assets/charts/), change points and stored verdicts marked;
 //   - a build (/builds/{id}, /api/builds/{id}): its runs as their payloads
 //     hold them (settings, hardware, usage, KPIs), each linked to its run
 //     directory when one of Options.ResultsDirs holds it (/runs/{uuid}/),

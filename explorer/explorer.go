@@ -14,6 +14,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/compare"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 )
 
@@ -76,7 +77,7 @@ type Server struct {
 	watching  bool // Watch reads the index on its timer
 }
 
-//go:embed assets/uplot/uPlot.iife.min.js assets/uplot/uPlot.min.css assets/uplot/LICENSE assets/app.js assets/alerts.js assets/style.css
+//go:embed assets/app.js assets/alerts.js assets/style.css
 var assets embed.FS
 
 // New returns the server of the store opts.Store. The results
@@ -99,6 +100,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
+	s.mux.Handle("GET /assets/charts/", http.StripPrefix("/assets/charts/", http.FileServerFS(charts.FS())))
 	s.mux.HandleFunc("GET /{$}", s.page(s.landingPage))
 	s.mux.HandleFunc("GET /series/{id}", s.page(s.seriesPage))
 	s.mux.HandleFunc("GET /builds/{id}", s.page(s.buildPage))

@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -90,7 +93,88 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 		}
 		h.KPIs = append(h.KPIs, *k)
 	}
+	if err := s.marks(ctx, sr, h); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// marks puts on each KPI of h its change points, as the default detector
+// finds them in the build medians, and the verdicts `seshat regression
+// --store-results` stored for the series (regressions, improvements,
+// suspects and acknowledged findings) at their current builds.
+func (s *Server) marks(ctx context.Context, sr *series, h *History) error {
+	m, err := analyze.New(analyze.DefaultDetector, analyze.Params{})
+	if err != nil {
+		return err
+	}
+	det := m.(analyze.Detector)
+	byName := map[string]*KPIHistory{}
+	for i := range h.KPIs {
+		k := &h.KPIs[i]
+		k.Marks = []HistoryMark{}
+		byName[k.Name] = k
+		var values []float64
+		var at []int
+		for b, v := range k.Medians {
+			if v != nil {
+				values, at = append(values, *v), append(at, b)
+			}
+		}
+		cps, _ := det.ChangePoints(values)
+		for _, c := range cps {
+			k.Marks = append(k.Marks, HistoryMark{Build: at[c.Index], Kind: charts.MarkChange,
+				Label: fmt.Sprintf("%+.1f%% (%s)", c.ForwardChangePercent(), analyze.DefaultDetector)})
+		}
+	}
+	vs, ok := s.verdictStore()
+	if !ok {
+		return nil
+	}
+	verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: sr.Workload})
+	if err != nil {
+		return storeError(s.opts.Store, err)
+	}
+	builds := map[string]int{}
+	for i, b := range h.Builds {
+		builds[b.ID] = i
+	}
+	keys := s.workload(sr.Workload).Keys
+	for _, v := range verdicts {
+		kind := verdictMark(v.Status)
+		k, ok := byName[v.KPI]
+		b, known := builds[v.Build]
+		if kind == "" || !ok || !known {
+			continue
+		}
+		if _, key := seriesKey(v.Workload, keys, v.Labels); key != sr.key {
+			continue
+		}
+		label := v.Status
+		if d := float64(v.DeltaPercent); !math.IsNaN(d) && !math.IsInf(d, 0) {
+			label += fmt.Sprintf(" %+.1f%%", d)
+		}
+		if v.Triage != nil {
+			label += ", triaged " + v.Triage.State
+		}
+		k.Marks = append(k.Marks, HistoryMark{Build: b, Kind: kind, Label: label})
+	}
+	return nil
+}
+
+// verdictMark is the mark of a verdict's status, "" for none.
+func verdictMark(status string) string {
+	switch status {
+	case "regression":
+		return charts.MarkRegression
+	case "improvement":
+		return charts.MarkImprovement
+	case "suspect":
+		return charts.MarkSuspect
+	case "acknowledged":
+		return charts.MarkOther
+	}
+	return ""
 }
 
 // MaxBuildRuns is the most runs a build's page and /api/builds give; a

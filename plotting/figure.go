@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
+	"github.com/seshat-bench/seshat/internal/charts"
 )
 
 // Default figure size and PNG resolution.
@@ -49,6 +50,11 @@ type Figure struct {
 	// band of that many rows added to Height: long series names would hide
 	// the data inside the plot.
 	LegendRows int
+
+	// Chart, when set, is the figure as an interactive chart: the page
+	// draws it (internal/charts) over the SVG, which stays for a reader
+	// without JavaScript. Generate names it.
+	Chart *charts.Chart
 
 	// SVG, PNG and CSV are the written files, relative to the page, set by
 	// Generate.

@@ -239,6 +239,9 @@ func writePage(dir, stem string, page *Page, ctx *Context, job Job, topHref stri
 		files[i] = name
 		base := "figures/" + stem + "/" + name
 		f.SVG, f.PNG, f.CSV = base+".svg", base+".png", base+".csv"
+		if f.Chart != nil {
+			f.Chart.ID = stem + "/" + name
+		}
 		if f.Alt == "" {
 			f.Alt = f.Title
 		}

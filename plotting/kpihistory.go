@@ -376,6 +376,10 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", title, err)
 	}
+	chart, err := timeChart(df, spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", title, err)
+	}
 	scaleText := unit
 	if normalise {
 		scaleText = "% of each series' latest level (in " + unit + " in the legend)"
@@ -394,6 +398,7 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 		Caption:    caption,
 		Data:       df,
 		Plot:       p,
+		Chart:      chart,
 		Width:      10 * Inch,
 		LegendRows: len(ss) + legendMark(slices.Contains(marks, true)),
 	}, warns, nil

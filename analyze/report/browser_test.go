@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/internal/browsertest"
@@ -60,4 +63,62 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 	defer done()
 	browsertest.Screenshot(t, ctx, "wide")
 	browsertest.CheckFits(t, ctx, "table.results")
+}
+
+// TestChartsInChromium: the report opened from file:// draws its charts
+// with nothing but the page and its files (no network); hovering the
+// current build shows its id and short commit; a click on a legend entry
+// hides its series; without JavaScript the SVG stays (the chart hides it
+// only once drawn).
+func TestChartsInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	page := filepath.Join(t.TempDir(), "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, named(), Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	browsertest.CheckOffline(t, ctx)
+	// Series 1 is the history builds, 2 the current build.
+	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 2, "build stack-b")
+	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 1, "commit aaaa001")
+	browsertest.Screenshot(t, ctx, "charts")
+}
+
+// BenchmarkChartsInChromium is the time Chromium takes to open a report of
+// 50 regressions from file:// and draw its 50 charts (target: 2 s on
+// two cores); it reports ms/page.
+func BenchmarkChartsInChromium(b *testing.B) {
+	browsertest.Chromium(b)
+	rep := synthetic(50, analyze.StatusRegression)
+	page := filepath.Join(b.TempDir(), "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	u := (&url.URL{Scheme: "file", Path: page}).String()
+	for b.Loop() {
+		start := time.Now()
+		ctx, done := browsertest.Tab(b, u)
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("div.seshat-chart canvas").length`))
+		done()
+		if err != nil || n != 50 {
+			b.Fatalf("%d charts drawn (%v), want 50", n, err)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/page")
+	}
 }

@@ -61,6 +61,23 @@ func tickName(pt analyze.Point) string {
 	return id + "\n" + short
 }
 
+// drawnHistory is the history builds of r a figure draws (those with a
+// value), and the tick names of them and the current build, last.
+func drawnHistory(r *regression.KPIResult) ([]analyze.Point, []string) {
+	var history []analyze.Point
+	for _, pt := range r.History {
+		if finite(pt.Value) {
+			history = append(history, pt)
+		}
+	}
+	labels := make([]string, 0, len(history)+1)
+	for _, pt := range history {
+		labels = append(labels, tickName(pt))
+	}
+	labels = append(labels, tickName(r.Current))
+	return history, plotting.DistinctLabels(labels)
+}
+
 // newFigure draws the history of one entry x KPI, build by build (a
 // history point is a build: the median of its runs), oldest first and the
 // current build last, in the KPI's display unit: the runs behind each
@@ -76,19 +93,8 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 		yLabel += " (" + unit + ")"
 	}
 	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), "build (id, short commit), oldest first; the last is the current build", yLabel)
-	var history []analyze.Point
-	for _, pt := range r.History {
-		if finite(pt.Value) {
-			history = append(history, pt)
-		}
-	}
+	history, labels := drawnHistory(r)
 	n := len(history)
-	labels := make([]string, 0, n+1)
-	for _, pt := range history {
-		labels = append(labels, tickName(pt))
-	}
-	labels = append(labels, tickName(r.Current))
-	labels = plotting.DistinctLabels(labels)
 	labels[n] += "\n(current)"
 	p.X.Tick.Marker = plotting.BuildTicks{Labels: labels, Width: FigureWidth - vg.Inch}
 	y := func(v float64) float64 { return v / divisor }

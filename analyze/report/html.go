@@ -13,6 +13,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/internal/texttable"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
@@ -85,6 +86,7 @@ var page = template.Must(template.New("report").Parse(pageText))
 
 type htmlPage struct {
 	Style          template.HTML
+	Charts         template.HTML // the inlined chart script, when a detail has a chart
 	Intro          string
 	Outcome        Outcome
 	Headline       string
@@ -197,6 +199,7 @@ func entryBuild(e *regression.Entry) string {
 type htmlDetail struct {
 	Anchor, Title, Summary, Status, Class, Figure string
 	Open                                          bool
+	Chart                                         *charts.Chart
 	Facts                                         [][2]string
 	Warnings                                      []string
 	Labels                                        [][2]string
@@ -300,10 +303,12 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 			case needsAttention(r):
 				d := detail(e, r, figures[r], true)
 				row.Link = "#" + d.Anchor
-				pg.Attention = append(pg.Attention, d)
 				if d.Figure == "" {
 					pg.FiguresLeftOut++
+				} else if d.Chart = newChart(e, r); d.Chart != nil {
+					pg.Charts = charts.Inline()
 				}
+				pg.Attention = append(pg.Attention, d)
 			case len(pg.Others) < MaxDetailed:
 				d := detail(e, r, "", false)
 				row.Link = "#" + d.Anchor

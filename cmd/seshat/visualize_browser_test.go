@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,4 +82,29 @@ func TestVisualizeInChromium(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVisualizeChartsInChromium: the KPI history page, opened from
+// file:// as in a CI artifact, draws its figures as charts with nothing
+// but local files (no network); hovering a build shows its id; a click on
+// a legend entry hides its series; the SVG, PNG and CSV are still written.
+func TestVisualizeChartsInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	db := goldenHistoryDB(t)
+	out := filepath.Join(t.TempDir(), "reports")
+	r := runSeshat(t, nil, "visualize", "--results-dir", copyResults(t), "--history", "sqlite:"+db,
+		"--generate", "report: KPI history", "--history-axis", "build", "--output-dir", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, ext := range []string{".svg", ".png", ".csv"} {
+		if _, err := os.Stat(filepath.Join(out, "figures/kpi_history/history_rate_gflops_1"+ext)); err != nil {
+			t.Errorf("the figure's %s: %v", ext, err)
+		}
+	}
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: filepath.Join(out, "kpi_history.html")}).String())
+	defer done()
+	browsertest.CheckOffline(t, ctx)
+	browsertest.CheckChart(t, ctx, "kpi_history/history_rate_gflops_1", 1, "build ")
+	browsertest.Screenshot(t, ctx, "kpi-history")
 }

@@ -238,32 +238,7 @@ func TestVisualizeErrors(t *testing.T) {
 // The KPI history report reads the embedded LTS store.
 func TestVisualizeHistoryFromStore(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join(goldenDir, "lts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	records, err := lts.ReadPayloads("lts.json", data, func(name string) (lts.Workload, bool) {
-		w, ok := workloads.Get(name)
-		if !ok {
-			return nil, false
-		}
-		p, ok := w.(workloads.KPIProvider)
-		return p, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(t.TempDir(), "lts.db")
-	s, err := lts.Open(context.Background(), "sqlite:"+db, lts.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(context.Background(), lts.Payloads(records)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	db := goldenHistoryDB(t)
 	out := filepath.Join(t.TempDir(), "reports")
 	r := runSeshat(t, nil, "visualize", "--results-dir", copyResults(t), "--history", "sqlite:"+db,
 		"--generate", "report: KPI history", "--filters", "matrix_size=1024", "--output-dir", out)
@@ -310,4 +285,36 @@ func TestVisualizeConfig(t *testing.T) {
 	if !bytes.Contains(page, []byte("one line per dtype")) {
 		t.Errorf("SESHAT_BATCH_KEY not applied:\n%s", page)
 	}
+}
+
+// goldenHistoryDB is a SQLite store of the golden tree's LTS payloads.
+func goldenHistoryDB(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(goldenDir, "lts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := lts.ReadPayloads("lts.json", data, func(name string) (lts.Workload, bool) {
+		w, ok := workloads.Get(name)
+		if !ok {
+			return nil, false
+		}
+		p, ok := w.(workloads.KPIProvider)
+		return p, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "lts.db")
+	s, err := lts.Open(context.Background(), "sqlite:"+db, lts.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(context.Background(), lts.Payloads(records)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +143,14 @@ func Resources(dom string) ([]Resource, error) {
 	return out, err
 }
 
+var scriptText = regexp.MustCompile(`(?is)(<(?:script|style)\b[^>]*>)(.*?)(</(?:script|style)\s*>)`)
+
 // eachElement calls visit on every start tag of an HTML document, in
 // document order, until visit or the parser fails.
+// The text of scripts and styles (the charts' inlined uPlot) is left out:
+// it is no markup, and an XML parser stops at its "<".
 func eachElement(dom string, visit func(xml.StartElement) error) error {
+	dom = scriptText.ReplaceAllString(dom, "$1$3")
 	d := xml.NewDecoder(strings.NewReader(dom))
 	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
 	for {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refreshes the vendored uPlot (explorer/assets/uplot/) from the npm
+# Refreshes the vendored uPlot (internal/charts/uplot/) from the npm
 # package at the pinned version, checking the tarball against the pinned
 # integrity. To move to a new version, change VERSION and INTEGRITY (the
 # dist.integrity that `npm view uplot@VERSION dist.integrity` prints), run

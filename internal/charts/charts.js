@@ -1,0 +1,337 @@
+// charts.js draws Seshat's interactive charts with uPlot: the pages of
+// `seshat serve`, of `seshat visualize` and the regression report. A chart
+// is the JSON of a charts.Chart (Go): series of points, each point with
+// the build it stands for, and marks (change points, verdicts) at builds.
+// Hover shows a point's values, build, commit, ref, CI link and runs, and
+// the marks at it; a drag zooms, a double-click zooms out; a click on a
+// legend entry hides its series. Every string is set as text, never as
+// markup. Static pages carry each chart as a div.seshat-chart holding a
+// script element of type application/json (the chart), followed by an
+// img.chart-fallback (the SVG) that is hidden once the chart is drawn.
+(function () {
+  "use strict";
+  if (typeof uPlot === "undefined") {
+    return;
+  }
+  const palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  const markColor = { change: "#c01c28", regression: "#c62828", improvement: "#2e7d32", suspect: "#7b1fa2", other: "#555555" };
+  const markName = { change: "change point", regression: "regression", improvement: "improvement", suspect: "suspect", other: "verdict" };
+  // For the tests and the curious: the charts, by id.
+  window.seshatCharts = window.seshatCharts || {};
+
+  function fmt(v) {
+    if (v === null || v === undefined || !isFinite(v)) {
+      return "–";
+    }
+    return Number(v.toPrecision(4)).toString();
+  }
+
+  // ticks writes the values of an axis with as many decimals as their step
+  // needs, large ones with an SI prefix (67.1M, not 67,100,000): the
+  // labels fit the axis and no two read the same.
+  function ticks(splits) {
+    if (splits.length === 0) {
+      return [];
+    }
+    const big = Math.max(...splits.map(Math.abs));
+    const [div, suffix] = big >= 1e9 ? [1e9, "G"] : big >= 1e6 ? [1e6, "M"] : big >= 1e4 ? [1e3, "k"] : [1, ""];
+    const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / div : 0;
+    const decimals = step > 0 ? Math.min(8, Math.max(0, -Math.floor(Math.log10(step) + 1e-9))) : 0;
+    return splits.map((v) => (v / div).toFixed(decimals) + suffix);
+  }
+
+  function line(parent, cls, text, color) {
+    const el = document.createElement("div");
+    el.className = cls;
+    el.textContent = text;
+    if (color) {
+      el.style.color = color;
+    }
+    parent.appendChild(el);
+    return el;
+  }
+
+  let sharedTip = null;
+  function tooltip() {
+    if (!sharedTip) {
+      sharedTip = document.createElement("div");
+      sharedTip.className = "seshat-tip";
+      sharedTip.hidden = true;
+      document.body.appendChild(sharedTip);
+    }
+    return sharedTip;
+  }
+
+  // align puts the series on one x array (the union of their x values),
+  // null where a series has no point, and keeps each point for the tooltip.
+  function align(spec) {
+    const xs = Array.from(new Set(spec.series.flatMap((s) => s.points.map((p) => p.x)))).sort((a, b) => a - b);
+    const at = new Map(xs.map((x, i) => [x, i]));
+    const data = [xs];
+    const meta = [];
+    spec.series.forEach((s) => {
+      const ys = new Array(xs.length).fill(null);
+      const ps = new Array(xs.length).fill(null);
+      s.points.forEach((p) => {
+        const i = at.get(p.x);
+        ys[i] = p.y;
+        ps[i] = p;
+      });
+      data.push(ys);
+      meta.push(ps);
+    });
+    return [data, meta];
+  }
+
+  // decorate draws, under the points, each point's range (lo–hi) and the
+  // marks: a dashed line at the mark's x with a triangle on top.
+  function decorate(spec, meta) {
+    return (u) => {
+      const ctx = u.ctx;
+      ctx.save();
+      spec.series.forEach((s, si) => {
+        if (!u.series[si + 1].show) {
+          return;
+        }
+        ctx.strokeStyle = s.color || palette[si % palette.length];
+        ctx.lineWidth = 1.5 * devicePixelRatio;
+        meta[si].forEach((p) => {
+          if (!p || p.lo === undefined || p.hi === undefined) {
+            return;
+          }
+          const x = u.valToPos(p.x, "x", true);
+          ctx.beginPath();
+          ctx.moveTo(x, u.valToPos(p.lo, "y", true));
+          ctx.lineTo(x, u.valToPos(p.hi, "y", true));
+          ctx.stroke();
+        });
+      });
+      const top = u.bbox.top;
+      const bottom = u.bbox.top + u.bbox.height;
+      (spec.marks || []).forEach((m) => {
+        const x = u.valToPos(m.x, "x", true);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) {
+          return;
+        }
+        const c = markColor[m.kind] || markColor.other;
+        ctx.strokeStyle = c;
+        ctx.fillStyle = c;
+        ctx.lineWidth = devicePixelRatio;
+        ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+        ctx.beginPath();
+        ctx.moveTo(x, top);
+        ctx.lineTo(x, bottom);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        const d = 5 * devicePixelRatio;
+        ctx.beginPath();
+        ctx.moveTo(x - d, top);
+        ctx.lineTo(x + d, top);
+        ctx.lineTo(x, top + 1.6 * d);
+        ctx.closePath();
+        ctx.fill();
+      });
+      ctx.restore();
+    };
+  }
+
+  // marksNear are the marks at x: within half a build on a build axis.
+  function marksNear(spec, x) {
+    const tol = spec.x.kind === "time" ? 0 : 0.5;
+    return (spec.marks || []).filter((m) => Math.abs(m.x - x) <= tol);
+  }
+
+  function showTip(u, spec, meta, tip) {
+    const idx = u.cursor.idx;
+    if (idx === null || idx === undefined || u.cursor.left < 0) {
+      tip.hidden = true;
+      return;
+    }
+    let info = null;
+    spec.series.forEach((s, si) => {
+      if (!info && u.series[si + 1].show && meta[si][idx]) {
+        info = meta[si][idx];
+      }
+    });
+    if (!info) {
+      tip.hidden = true;
+      return;
+    }
+    tip.replaceChildren();
+    if (info.build) {
+      line(tip, "tip-build", "build " + info.build);
+    }
+    if (info.commit) {
+      line(tip, "tip-commit", "commit " + info.commit);
+    }
+    if (info.ref) {
+      line(tip, "tip-ref", "ref " + info.ref);
+    }
+    if (info.ci || info.ci_url) {
+      line(tip, "tip-ci", "CI " + [info.ci, info.ci_url].filter(Boolean).join(" "));
+    }
+    if (info.runs || info.time) {
+      const parts = [];
+      if (info.runs) {
+        parts.push(info.runs + (info.runs === 1 ? " run" : " runs"));
+      }
+      if (info.time) {
+        parts.push((info.runs ? "first " : "") + info.time.replace("T", " "));
+      }
+      line(tip, "tip-runs", parts.join(", "));
+    }
+    const unit = spec.y.unit ? " " + spec.y.unit : "";
+    spec.series.forEach((s, si) => {
+      const p = meta[si][idx];
+      if (!p || !u.series[si + 1].show) {
+        return;
+      }
+      let text = s.name + " " + fmt(p.y) + unit;
+      if (p.lo !== undefined && p.hi !== undefined && p.lo !== p.hi) {
+        text += " (runs " + fmt(p.lo) + "–" + fmt(p.hi) + ")";
+      }
+      if (p.note) {
+        text += " " + p.note;
+      }
+      line(tip, "tip-value", text, s.color || palette[si % palette.length]);
+    });
+    marksNear(spec, u.data[0][idx]).forEach((m) => {
+      line(tip, "tip-mark tip-" + m.kind, (markName[m.kind] || m.kind) + (m.label ? ": " + m.label : ""), markColor[m.kind]);
+    });
+    const rect = u.over.getBoundingClientRect();
+    tip.hidden = false;
+    const left = rect.left + window.scrollX + u.cursor.left + 14;
+    const room = document.documentElement.clientWidth - tip.offsetWidth - 8;
+    tip.style.left = Math.max(0, Math.min(left, room)) + "px";
+    tip.style.top = rect.top + window.scrollY + u.cursor.top + 14 + "px";
+  }
+
+  // draw draws spec in container; options.tooltip is the element the
+  // hover fills (a shared one by default), options.onClick(point) is
+  // called on a click that is not a drag.
+  function draw(container, spec, options) {
+    options = options || {};
+    const tip = options.tooltip || tooltip();
+    const [data, meta] = align(spec);
+    const axisFont = "12px system-ui, sans-serif";
+    const index = spec.x.kind !== "time";
+    const n = data[0].length;
+    const xAxis = { font: axisFont, label: spec.x.label || undefined, labelFont: axisFont, labelSize: spec.x.label ? 20 : 0 };
+    if (index) {
+      const tickNames = spec.x.ticks || [];
+      Object.assign(xAxis, {
+        size: 48,
+        space: 110,
+        incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
+        values: (u, splits) =>
+          splits.map((v) => {
+            const name = Number.isInteger(v) ? tickNames[v] : undefined;
+            return name === undefined ? "" : name;
+          }),
+      });
+    }
+    const last = index ? Math.max((spec.x.ticks || []).length, n ? data[0][n - 1] + 1 : 1) : 0;
+    const opts = {
+      width: Math.max(240, container.clientWidth || 600),
+      height: spec.height || 300,
+      scales: {
+        x: index
+          ? {
+              time: false,
+              // Whole builds: the range starts and ends half a build
+              // around them, zoomed or not.
+              range: (u, lo, hi) => [Math.max(-0.5, Math.round(lo) - 0.5), Math.min(last - 0.5, Math.round(hi) + 0.5)],
+            }
+          : { time: true },
+      },
+      cursor: { drag: { x: true, y: false }, points: { size: 9 } },
+      // The tooltip shows the values: a live legend would change width
+      // under the mouse on its way from the chart to a legend entry.
+      legend: { live: false },
+      series: [{ label: spec.x.label || "x" }].concat(
+        spec.series.map((s, si) => {
+          const c = s.color || palette[si % palette.length];
+          return {
+            label: s.name,
+            stroke: c,
+            width: s.line ? 2 : 0,
+            dash: s.dash ? [6, 4] : undefined,
+            spanGaps: true,
+            paths: s.line ? undefined : () => null,
+            points: { show: true, size: s.line ? 6 : 5, fill: c, stroke: c },
+          };
+        })
+      ),
+      axes: [xAxis, { font: axisFont, size: 64, label: spec.y.label || spec.y.unit, labelFont: axisFont, labelSize: 20, values: (u, splits) => ticks(splits) }],
+      hooks: {
+        drawAxes: [decorate(spec, meta)],
+        setCursor: [(u) => showTip(u, spec, meta, tip)],
+      },
+    };
+    const u = new uPlot(opts, data, container);
+    if (spec.id) {
+      window.seshatCharts[spec.id] = u;
+    }
+    u.over.addEventListener("mouseleave", () => {
+      tip.hidden = true;
+    });
+    if (options.onClick) {
+      let down = null;
+      u.over.addEventListener("mousedown", (e) => {
+        down = [e.clientX, e.clientY];
+      });
+      u.over.addEventListener("click", (e) => {
+        const moved = down && Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 3;
+        const idx = u.cursor.idx;
+        if (moved || idx === null || idx === undefined) {
+          return;
+        }
+        const p = meta.map((m) => m[idx]).find(Boolean);
+        if (p) {
+          options.onClick(p);
+        }
+      });
+    }
+    const kinds = Array.from(new Set((spec.marks || []).map((m) => m.kind)));
+    if (kinds.length > 0) {
+      const key = document.createElement("div");
+      key.className = "seshat-marks";
+      kinds.forEach((k) => {
+        const el = document.createElement("span");
+        el.className = "seshat-mark mark-" + k;
+        el.style.borderColor = markColor[k] || markColor.other;
+        el.textContent = markName[k] || k;
+        key.appendChild(el);
+      });
+      container.appendChild(key);
+    }
+    window.addEventListener("resize", () => {
+      u.setSize({ width: Math.max(240, container.clientWidth || 600), height: opts.height });
+    });
+    return u;
+  }
+
+  // drawAll draws the charts a static page carries, hiding each one's
+  // <img> fallback once it is drawn.
+  function drawAll() {
+    document.querySelectorAll("div.seshat-chart").forEach((el) => {
+      const src = el.querySelector('script[type="application/json"]');
+      if (!src || el.dataset.drawn) {
+        return;
+      }
+      el.dataset.drawn = "1";
+      draw(el, JSON.parse(src.textContent));
+      const fallback = el.parentElement && el.parentElement.querySelector("img.chart-fallback");
+      if (fallback) {
+        fallback.style.display = "none";
+      }
+    });
+  }
+
+  window.SeshatCharts = { draw: draw, ticks: ticks, fmt: fmt, drawAll: drawAll };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", drawAll);
+  } else {
+    drawAll();
+  }
+})();
