@@ -356,7 +356,9 @@ func New(name string, p Params) (Method, error) {
 			return nil, fmt.Errorf("method %s: %w", name, err)
 		}
 		w := Window()
-		w.MinChange = 100 * p.MinMagnitude
+		if p.MinMagnitude != 0 {
+			w.MinChange = 100 * p.MinMagnitude
+		}
 		m = w
 	case "segment":
 		m = Segment{WindowLen: p.WindowLen, MaxPValue: p.MaxPValue, Alpha: p.Alpha}
