@@ -48,7 +48,9 @@ func (p Perfherder) WithDefaults() Perfherder { return p.withDefaults() }
 // sees no change in the last 12 points of a series; `seshat regression`
 // (Shift) judges those. A series shorter than both windows gets windows of
 // half its length each.
-func Window() Perfherder { return Perfherder{MinBack: 10, MaxBack: 20, T: 6, MinChange: 1, name: "window"} }
+func Window() Perfherder {
+	return Perfherder{MinBack: 10, MaxBack: 20, T: 6, MinChange: 1, name: "window"}
+}
 
 // Name implements Method.
 func (p Perfherder) Name() string {
