@@ -1,12 +1,16 @@
 package history
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/plotting"
 )
 
 func record(uuid, build, commit string, minute int, labels map[string]string, values map[string]float64) lts.Record {
@@ -96,5 +100,43 @@ func TestRuleSeries(t *testing.T) {
 	}
 	if _, v := (Rule{Comparison: []string{"blas"}}).ComparisonOf(labels); v != "openblas" {
 		t.Errorf("comparison value of one label %q", v)
+	}
+}
+
+// The KPI history pages get one series per KPI and series labels, the
+// points in time order whatever order the runs were stored in, and only
+// the series of the runs at hand.
+func TestSourceHistory(t *testing.T) {
+	t.Parallel()
+	day := func(d int, backend string) *models.Payload {
+		at := time.Date(2026, 1, 10-d, 0, 0, 0, 0, time.UTC) // newest first
+		uuid := fmt.Sprint("run-", backend, d)
+		return &models.Payload{
+			Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi",
+				Labels: map[string]string{"backend": backend, "framework_version": string(rune('a' + d))}},
+			KPIs: map[string]models.KPIValue{
+				"rate":    {Value: float64(d), Unit: "GFLOPS", Timestamp: at, TestUUID: uuid},
+				"elapsed": {Value: float64(10 * d), Unit: "ms", LowerBetter: true, Timestamp: at, TestUUID: uuid},
+			},
+		}
+	}
+	src := &Source{Store: lts.NewMemory("mem", day(0, "numpy"), day(1, "numpy"), day(2, "numpy"), day(0, "gonum"))}
+	data, err := src.History(context.Background(), plotting.HistoryQuery{Workload: "pi",
+		Current: []map[string]string{{"backend": "numpy", "framework_version": "z"}}, ComparisonKeys: []string{"framework_version"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data.Wanted != 1 || data.Values != 8 || len(data.Series) != 2 || data.Series[0].KPI != "elapsed" || data.Series[1].KPI != "rate" {
+		t.Fatalf("history %+v: want elapsed then rate of the numpy series, 8 values read", data)
+	}
+	rate := data.Series[1]
+	if len(rate.Builds) != 3 || rate.Builds[0].Median != 2 || rate.Builds[2].Median != 0 || rate.Builds[0].Comparison != "c" {
+		t.Errorf("rate series %+v: want three points, the oldest (value 2, framework c) first", rate)
+	}
+	if rate.Labels["backend"] != "numpy" || len(rate.Labels) != 1 {
+		t.Errorf("series labels %v", rate.Labels)
+	}
+	if src.Detector() != analyze.DefaultDetector {
+		t.Errorf("detector %q", src.Detector())
 	}
 }
