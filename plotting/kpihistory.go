@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
@@ -22,6 +23,9 @@ const HistoryNotConfigured = "History is not configured: give --history (a store
 
 // seriesPerFigure bounds the lines of one history figure.
 const seriesPerFigure = 6
+
+// historyFigureWidth is the width of a KPI history figure.
+const historyFigureWidth = 10 * Inch
 
 // KPIHistorySpec says how a workload's runs find their history.
 type KPIHistorySpec struct {
@@ -304,12 +308,20 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 	if parts > 1 {
 		title = fmt.Sprintf("%s (%d/%d)", def.Name, part+1, parts)
 	}
+	// The legend sits below the plot, right of a 36-point offset and the
+	// entries' thumbnails; gonum gives every entry the height of the
+	// tallest, so the rows are the entries times its lines.
+	legendWidth := historyFigureWidth - vg.Points(36) - 0.75*Inch
+	lines := 1
+	for _, name := range order {
+		lines = max(lines, len(WrapLegend(name, legendWidth)))
+	}
 	spec := TimeSpec{Title: title, YLabel: unit, Series: "series", Time: xCol, Value: plotted,
 		Lo: "runs_low", Hi: "runs_high", Mark: "change_point", Order: order,
-		XLabel: "time of each build's first run (UTC)"}
+		XLabel: "time of each build's first run (UTC)", LegendWidth: legendWidth}
 	what := "over time"
 	if axis == AxisBuild {
-		spec.XTicks = BuildTicks{Labels: axisLabels, Width: 9 * Inch}
+		spec.XTicks = BuildTicks{Labels: axisLabels, Width: historyFigureWidth - Inch}
 		spec.XLabel = "build (id, short commit), oldest first"
 		what = "build by build"
 	}
@@ -339,8 +351,8 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 		Caption:    caption,
 		Data:       df,
 		Plot:       p,
-		Width:      10 * Inch,
-		LegendRows: len(ss) + legendMark(slices.Contains(marks, true)),
+		Width:      historyFigureWidth,
+		LegendRows: (len(ss) + legendMark(slices.Contains(marks, true))) * lines,
 	}, warns, nil
 }
 
