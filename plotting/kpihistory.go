@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -226,14 +227,10 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 		for _, bs := range builds {
 			all = append(all, bs...)
 		}
+		// The series' points come in the analysis's order (time,
+		// comparison value, build id); their union keeps it.
 		slices.SortStableFunc(all, func(a, b HistoryBuild) int {
-			if c := a.Time.Compare(b.Time); c != 0 {
-				return c
-			}
-			if c := strings.Compare(a.Comparison, b.Comparison); c != 0 {
-				return c
-			}
-			return strings.Compare(a.ID, b.ID)
+			return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Comparison, b.Comparison), strings.Compare(a.ID, b.ID))
 		})
 		for _, b := range all {
 			if _, ok := position[pointKey(b)]; !ok {

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -97,13 +98,7 @@ func Points(runs []Run, kpi string) []Point {
 		out[i].Runs = append(out[i].Runs, r)
 	}
 	slices.SortStableFunc(out, func(x, y Point) int {
-		if c := x.Time.Compare(y.Time); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.ComparisonValue, y.ComparisonValue); c != 0 {
-			return c
-		}
-		return strings.Compare(x.BuildID, y.BuildID)
+		return cmp.Or(x.Time.Compare(y.Time), strings.Compare(x.ComparisonValue, y.ComparisonValue), strings.Compare(x.BuildID, y.BuildID))
 	})
 	return out
 }
