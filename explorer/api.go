@@ -94,9 +94,14 @@ type History struct {
 	KPIs   []KPIHistory `json:"kpis"`
 }
 
-// BuildPoint is a build of a history: its runs of the series.
+// BuildPoint is a point of a history (history.Points): a build at one
+// comparison value, and its runs of the series.
 type BuildPoint struct {
 	BuildRef
+	// Comparison is the runs' comparison value (framework_version...),
+	// which tells apart two points of one build; "" when the workload has
+	// no comparison keys.
+	Comparison string `json:"comparison,omitempty"`
 	// FirstRun is the start of its first run of the series: the build's
 	// place in time.
 	FirstRun time.Time `json:"first_run"`

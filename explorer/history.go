@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/history"
 	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
@@ -30,14 +31,15 @@ func seriesQuery(sr *series) lts.Query {
 	return q
 }
 
-// history reads the runs of a series from the store and puts them by
-// build, every KPI (or those of kpis, each of which must exist) with the
-// median of each build's runs.
+// history reads the runs of a series from the store and puts them into
+// points by the rule every verb uses (history.Points: a build at one
+// comparison value, in time order), every KPI (or those of kpis, each of
+// which must exist) with the median of each point's runs.
 func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*History, error) {
 	w := s.workload(sr.Workload)
+	rule := w.Keys.Rule()
 	h := &History{Series: sr.ref(), Builds: []BuildPoint{}, KPIs: []KPIHistory{}}
-	buildIndex := map[string]int{}
-	byKPI := map[string]*KPIHistory{}
+	var runs []history.Run
 	for r, err := range s.opts.Store.Records(ctx, seriesQuery(sr)) {
 		if err != nil {
 			return nil, storeError(s.opts.Store, err)
@@ -45,14 +47,18 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 		if _, key := seriesKey(r.Workload, w.Keys, r.Labels); key != sr.key {
 			continue
 		}
-		id := r.BuildID()
-		i, ok := buildIndex[id]
-		if !ok {
-			i = len(h.Builds)
-			buildIndex[id] = i
-			h.Builds = append(h.Builds, BuildPoint{BuildRef: buildRef(&build{ID: id, Build: r.Build}), FirstRun: r.Time})
-		}
-		h.Builds[i].Runs++
+		runs = append(runs, history.RunOf(r, rule))
+	}
+	points := history.Points(runs, "")
+	pointIndex := make(map[string]int, len(points))
+	for i := range points {
+		p := &points[i]
+		pointIndex[p.Runs[0].PointKey()] = i
+		h.Builds = append(h.Builds, BuildPoint{BuildRef: buildRef(&build{ID: p.BuildID, Build: p.Build}),
+			Comparison: p.ComparisonValue, FirstRun: p.Time, Runs: len(p.Runs)})
+	}
+	byKPI := map[string]*KPIHistory{}
+	for _, r := range runs {
 		for name, v := range r.Values {
 			k := byKPI[name]
 			if k == nil {
@@ -60,7 +66,7 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 				k = &KPIHistory{Name: name, Unit: d.Unit, Help: d.Help, LowerBetter: d.LowerBetter, Runs: []RunPoint{}}
 				byKPI[name] = k
 			}
-			k.Runs = append(k.Runs, RunPoint{Build: i, TestUUID: r.TestUUID, Time: r.Time, Value: v})
+			k.Runs = append(k.Runs, RunPoint{Build: pointIndex[r.PointKey()], TestUUID: r.TestUUID, Time: r.Time, Value: v})
 		}
 	}
 	for _, name := range kpis {
@@ -83,13 +89,9 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 	}
 	for _, name := range names {
 		k := byKPI[name]
-		values := make([][]float64, len(h.Builds))
-		for _, p := range k.Runs {
-			values[p.Build] = append(values[p.Build], p.Value)
-		}
-		k.Medians = make([]*float64, len(h.Builds))
-		for i, vs := range values {
-			k.Medians[i] = number(analyze.Median(vs))
+		k.Medians = make([]*float64, len(points))
+		for i := range points {
+			k.Medians[i] = number(points[i].Median(name))
 		}
 		h.KPIs = append(h.KPIs, *k)
 	}

@@ -404,6 +404,16 @@ func BuildName(commit, build, comparison string) (id, short string) {
 	return id, short
 }
 
+// BuildTick names a build under its tick on a build axis: BuildName's id,
+// its short commit on a second line.
+func BuildTick(commit, build, comparison string) string {
+	id, short := BuildName(commit, build, comparison)
+	if short == "" {
+		return id
+	}
+	return id + "\n" + short
+}
+
 // DistinctLabels makes equal labels distinct by numbering the repeats
 // ("abc1234", "abc1234 #2"): two builds of one commit are two points.
 func DistinctLabels(labels []string) []string {

@@ -16,10 +16,16 @@
 // filters and writes, for every plots.yaml id, a directory with the pages,
 // their figures and a reports_index.html linking them.
 //
-// Figures of history (the KPI history page here, the regression report's
-// in analyze/report) share the tickers of axis.go: calendar time ticks,
-// builds by short commit, numbers without exponents; NewPlot, Style and
-// Figure.WriteSVG let pages outside this package look the same.
+// The KPI history page draws what a HistorySource gives it: series of
+// per-build points with their change points, grouped once by the analysis
+// (analyze/history.Source, the grouping `seshat regression` and `seshat
+// serve` use), so this package imports neither analyze nor lts. Figures of
+// history (the KPI history page here, the regression report's in
+// analyze/report) share the tickers of axis.go: calendar time ticks, builds
+// by id with the short commit below (BuildName), numbers without exponents;
+// legends name the labels that differ between series and wrap to the
+// figure's width (WrapLegend). NewPlot, Style and Figure.WriteSVG let pages
+// outside this package look the same.
 //
 // Pages are html/template documents with inline CSS and no JavaScript.
 // Missing data degrades: a report with nothing to draw says so on its page.

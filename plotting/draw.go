@@ -489,6 +489,9 @@ type TimeSpec struct {
 	XTicks plot.Ticker
 	// Baseline draws a dashed line at y = 0 (values relative to a level).
 	Baseline bool
+	// LegendWidth, when set, wraps each legend entry to lines of that
+	// width (WrapLegend).
+	LegendWidth vg.Length
 }
 
 // Time draws each series as a line over time, rows in time order, with the
@@ -568,7 +571,11 @@ func Time(df dataframe.DataFrame, s TimeSpec) (*plot.Plot, error) {
 		l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.4)}
 		pts.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 		p.Add(l, pts)
-		p.Legend.Add(g, l, pts)
+		name := g
+		if s.LegendWidth > 0 {
+			name = strings.Join(WrapLegend(g, s.LegendWidth), "\n")
+		}
+		p.Legend.Add(name, l, pts)
 	}
 	if s.Baseline && len(all) > 0 {
 		xlo, xhi, _, _ := plotter.XYRange(all)

@@ -90,6 +90,37 @@ const (
 	tickFontSize   = 10.5
 )
 
+// WrapLegend breaks a legend entry into lines no wider than width in the
+// legend's font, at ", " (the separator of label=value pairs), so that a
+// legend below a figure is never cut at its edge; a part wider than width
+// alone is cut with "…".
+func WrapLegend(text string, width vg.Length) []string {
+	fnt := font.DefaultCache.Lookup(sans, legendFontSize)
+	fits := func(s string) bool { return fnt.Width(s) <= width }
+	var lines []string
+	line := ""
+	for part := range strings.SplitSeq(text, ", ") {
+		for !fits(part) && part != "" {
+			r := []rune(part)
+			part = string(r[:len(r)-1])
+			if fits(part + "…") {
+				part += "…"
+				break
+			}
+		}
+		switch {
+		case line == "":
+			line = part
+		case fits(line + ", " + part):
+			line += ", " + part
+		default:
+			lines = append(lines, line+",")
+			line = part
+		}
+	}
+	return append(lines, line)
+}
+
 func (f *Figure) legendHeight() vg.Length {
 	if f.LegendRows <= 0 {
 		return 0

@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/seshat-bench/seshat/internal/atomicfile"
-	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/store"
 )
 
@@ -36,7 +35,7 @@ type Options struct {
 	// a directive none of them knows fails before anything is written.
 	Registries     []*Registry
 	BatchKey, XKey string
-	History        lts.Store
+	History        HistorySource
 	// HistoryAxis is the x axis of the KPI history figures: AxisTime
 	// (the default when empty) or AxisBuild.
 	HistoryAxis string

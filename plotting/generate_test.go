@@ -3,17 +3,14 @@ package plotting
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 
-	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -120,43 +117,6 @@ func TestGenerateUnknownWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("output directory written: %v", err)
-	}
-}
-
-// The history figures draw one series per KPI and label set, in the time
-// order of the store, whatever order the runs were stored in.
-func TestGroupSeriesOrdersByTime(t *testing.T) {
-	t.Parallel()
-	day := func(d int) *models.Payload {
-		at := time.Date(2026, 1, 10-d, 0, 0, 0, 0, time.UTC) // newest first
-		uuid := fmt.Sprint("run-", d)
-		return &models.Payload{
-			Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi",
-				Labels: map[string]string{"backend": "numpy", "framework_version": string(rune('a' + d))}},
-			KPIs: map[string]models.KPIValue{
-				"rate":    {Value: float64(d), Unit: "GFLOPS", Timestamp: at, TestUUID: uuid},
-				"elapsed": {Value: float64(10 * d), Unit: "ms", LowerBetter: true, Timestamp: at, TestUUID: uuid},
-			},
-		}
-	}
-	h := lts.NewMemory("mem", day(0), day(1), day(2))
-	var records []lts.Record
-	for r, err := range h.Records(context.Background(), lts.Query{Workload: "pi"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		records = append(records, r)
-	}
-	series := GroupSeries(records, []string{"framework_version"})
-	if len(series) != 2 || series[0].KPI != "elapsed" || !series[0].LowerBetter || series[1].Unit != "GFLOPS" {
-		t.Fatalf("series %+v: want elapsed (lower is better) then rate (GFLOPS)", series)
-	}
-	rate := series[1]
-	if len(rate.Records) != 3 || rate.Value(0) != 2 || rate.Value(2) != 0 {
-		t.Errorf("rate series %+v: want the three runs, oldest (value 2) first", rate)
-	}
-	if rate.Key != `backend="numpy"` {
-		t.Errorf("key %q", rate.Key)
 	}
 }
 

@@ -1,73 +1,79 @@
 package plotting
 
 import (
-	"maps"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
+	"context"
+	"time"
 
-	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 )
 
-// KPISeries is the history of one KPI for one set of labels: the records
-// holding it, oldest first.
-type KPISeries struct {
-	KPI         string
-	Unit        string
-	LowerBetter bool
-	// Labels identify the series (the ignored labels removed); Key is their
-	// canonical text.
-	Labels  map[string]string
-	Key     string
-	Records []lts.Record
+// HistorySource gives the KPI history pages their points: the stored runs
+// of a workload cut into series and per-build points, and the change
+// points of each series, by the analysis (analyze/history.Source: the one
+// grouping that `seshat regression` and `seshat serve` use too). The pages
+// draw what it gives.
+type HistorySource interface {
+	// String names the history for people (the store's URL or file).
+	String() string
+	// Detector names the change-point method that found the change points.
+	Detector() string
+	// History answers a query; an error names the store.
+	History(ctx context.Context, q HistoryQuery) (*HistoryData, error)
 }
 
-// Value is the series' KPI value in record i.
-func (s KPISeries) Value(i int) float64 { return s.Records[i].Values[s.KPI] }
-
-// LabelKey is the canonical text of labels: sorted name=value pairs.
-func LabelKey(labels map[string]string) string {
-	keys := slices.Sorted(maps.Keys(labels))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + strconv.Quote(labels[k])
-	}
-	return strings.Join(parts, ",")
+// HistoryQuery asks for the series of the runs at hand.
+type HistoryQuery struct {
+	Workload string
+	// Labels narrow the runs read: each label one of its values.
+	Labels models.Filter
+	// Current are the labels of the runs at hand: only their series are
+	// wanted.
+	Current []map[string]string
+	// ComparisonKeys and IgnoredKeys are the workload's regression keys:
+	// they cut the runs into series as regression analysis does.
+	ComparisonKeys, IgnoredKeys []string
 }
 
-// GroupSeries groups records, in the time order a store yields them, into
-// series by KPI and labels, leaving the ignored labels out of the identity
-// (the versions that change over time, which is what a history shows).
-// Series are sorted by KPI, then key; records keep their order.
-func GroupSeries(records []lts.Record, ignored []string) []KPISeries {
-	index := map[string]int{}
-	var out []KPISeries
-	for _, r := range records {
-		labels := make(map[string]string, len(r.Labels))
-		for k, v := range r.Labels {
-			if !slices.Contains(ignored, k) {
-				labels[k] = v
-			}
-		}
-		key := LabelKey(labels)
-		for _, name := range slices.Sorted(maps.Keys(r.Values)) {
-			id := name + "\x00" + key
-			i, ok := index[id]
-			if !ok {
-				i = len(out)
-				index[id] = i
-				def := r.Defs[name]
-				out = append(out, KPISeries{KPI: name, Unit: def.Unit, LowerBetter: def.LowerBetter, Labels: labels, Key: key})
-			}
-			out[i].Records = append(out[i].Records, r)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].KPI != out[j].KPI {
-			return out[i].KPI < out[j].KPI
-		}
-		return out[i].Key < out[j].Key
-	})
-	return out
+// HistoryData is the answer to a HistoryQuery.
+type HistoryData struct {
+	// Series are the wanted series of each KPI, by KPI, then labels.
+	Series []HistorySeries
+	// Values counts the KPI values read; Wanted the series of the current
+	// runs.
+	Values, Wanted int
+}
+
+// HistorySeries is one KPI of one series, point by point.
+type HistorySeries struct {
+	KPI string
+	// Labels identify the series.
+	Labels map[string]string
+	// Builds are its points, oldest first: a build at one comparison
+	// value, the median of its runs.
+	Builds []HistoryBuild
+	// ChangePoints index Builds.
+	ChangePoints []ChangePoint
+	// Level is the median of the build medians after the last change
+	// point: what the series is at now.
+	Level float64
+	// Warnings are the detector's, for the page's notes.
+	Warnings []string
+}
+
+// HistoryBuild is a point of a series: a build at one comparison value.
+type HistoryBuild struct {
+	// ID is the build's id ("run:<test_uuid>" for a run without one).
+	ID                 string
+	Commit, Ref, CIURL string
+	Comparison         string
+	Time               time.Time // the start of its first run
+	Runs               []float64 // the values of its runs
+	Median             float64
+}
+
+// ChangePoint is a change of a series' level before Builds[Index].
+type ChangePoint struct {
+	Index                 int
+	Before, After         float64 // the mean levels either side
+	ChangePercent, PValue float64
 }

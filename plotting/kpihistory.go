@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -10,10 +11,9 @@ import (
 
 	"github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
+	"gonum.org/v1/plot/vg"
 
-	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/kpi"
-	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -24,6 +24,9 @@ const HistoryNotConfigured = "History is not configured: give --history (a store
 
 // seriesPerFigure bounds the lines of one history figure.
 const seriesPerFigure = 6
+
+// historyFigureWidth is the width of a KPI history figure.
+const historyFigureWidth = 10 * Inch
 
 // KPIHistorySpec says how a workload's runs find their history.
 type KPIHistorySpec struct {
@@ -37,80 +40,60 @@ type KPIHistorySpec struct {
 	Labels func(*store.Entry) map[string]string
 	// QueryKeys are labels whose values narrow the store query.
 	QueryKeys []string
-	// Ignored are the labels that change along one history (versions):
-	// they do not split series.
-	Ignored []string
+	// ComparisonKeys and IgnoredKeys are the workload's regression keys:
+	// the labels that change along one history (versions) and those that
+	// never split one. They cut series and points as regression does.
+	ComparisonKeys, IgnoredKeys []string
 }
 
 // KPIHistory builds the page of each KPI of the entries' series over time,
-// read from ctx.History, with the change points the default method finds
-// marked. Without a history the page says how to give one.
+// as ctx.History groups them, with the change points it finds marked.
+// Without a history the page says how to give one.
 func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 	page := &Page{Title: h.Title}
 	if ctx.History == nil {
 		page.Empty = HistoryNotConfigured
 		return page, nil
 	}
-	page.Summary = fmt.Sprintf(h.Summary, ctx.History.String(), analyze.DefaultDetector)
-	// The series of the successful runs at hand, and label values that
+	page.Summary = fmt.Sprintf(h.Summary, ctx.History.String(), ctx.History.Detector())
+	// The labels of the successful runs at hand, and label values that
 	// narrow the store query.
-	wanted := map[string]bool{}
-	query := lts.Query{Workload: h.Workload, Labels: models.Filter{}}
+	q := HistoryQuery{Workload: h.Workload, Labels: models.Filter{}, ComparisonKeys: h.ComparisonKeys, IgnoredKeys: h.IgnoredKeys}
 	for _, e := range ctx.Entries {
 		if !e.Complete || e.ExitCode == nil || *e.ExitCode != 0 {
 			continue
 		}
 		labels := h.Labels(e)
 		for _, k := range h.QueryKeys {
-			if v := labels[k]; v != "" && !slices.Contains(query.Labels[k], v) {
-				query.Labels[k] = append(query.Labels[k], v)
+			if v := labels[k]; v != "" && !slices.Contains(q.Labels[k], v) {
+				q.Labels[k] = append(q.Labels[k], v)
 			}
 		}
-		for _, k := range h.Ignored {
-			delete(labels, k)
-		}
-		wanted[LabelKey(labels)] = true
+		q.Current = append(q.Current, labels)
 	}
-	if len(wanted) == 0 {
+	if len(q.Current) == 0 {
 		page.Empty = fmt.Sprintf("None of the %d entries is a successful run: there is no series to look up.", len(ctx.Entries))
 		return page, nil
 	}
-	for _, k := range slices.Collect(maps.Keys(query.Labels)) {
-		slices.Sort(query.Labels[k])
+	for _, k := range slices.Collect(maps.Keys(q.Labels)) {
+		slices.Sort(q.Labels[k])
 	}
-	var records []lts.Record
-	values := 0
-	for r, err := range ctx.History.Records(ctx, query) {
-		if err != nil {
-			return nil, fmt.Errorf("history %s: %w", ctx.History.String(), err)
-		}
-		records = append(records, r)
-		values += len(r.Values)
+	data, err := ctx.History.History(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", ctx.History.String(), err)
 	}
-	all := GroupSeries(records, h.Ignored)
-	var kept []KPISeries
-	for _, s := range all {
-		if wanted[s.Key] {
-			kept = append(kept, s)
-		}
-	}
-	if len(kept) == 0 {
-		page.Empty = fmt.Sprintf("%s holds %d KPI values, none of them in the series of these %d runs.", ctx.History.String(), values, len(wanted))
+	if len(data.Series) == 0 {
+		page.Empty = fmt.Sprintf("%s holds %d KPI values, none of them in the series of these %d runs.", ctx.History.String(), data.Values, data.Wanted)
 		return page, nil
 	}
-	m, err := analyze.New(analyze.DefaultDetector, analyze.Params{})
-	if err != nil {
-		return nil, err
-	}
-	det := m.(analyze.Detector)
 	axis := ctx.HistoryAxis
 	if axis == "" {
 		axis = AxisTime
 	}
-	cpTable := &Table{Caption: "Change points", Columns: []string{"KPI", "series", "build", "time", "before", "after", "change", "p-value"}}
+	cpTable := &Table{Caption: "Change points", Columns: []string{"KPI", "series", "build", "commit", "time", "before", "after", "change", "p-value"}}
 	for _, def := range h.Catalog.Definitions() {
-		var ss []KPISeries
-		for _, s := range kept {
+		var ss []HistorySeries
+		for _, s := range data.Series {
 			if s.KPI == def.Name {
 				ss = append(ss, s)
 			}
@@ -122,7 +105,7 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 		sec := Section{Title: def.Name, Text: def.Help}
 		for from := 0; from < len(ss); from += seriesPerFigure {
 			chunk := ss[from:min(from+seriesPerFigure, len(ss))]
-			f, warns, err := historyFigure(def, chunk, names[from:], det, cpTable, from/seriesPerFigure, (len(ss)+seriesPerFigure-1)/seriesPerFigure, axis)
+			f, warns, err := historyFigure(def, chunk, names[from:], cpTable, from/seriesPerFigure, (len(ss)+seriesPerFigure-1)/seriesPerFigure, axis)
 			if err != nil {
 				return nil, err
 			}
@@ -134,13 +117,14 @@ func KPIHistory(ctx *Context, h KPIHistorySpec) (*Page, error) {
 	if len(cpTable.Rows) > 0 {
 		page.Sections = append(page.Sections, Section{Title: "Change points", Tables: []*Table{cpTable}})
 	} else {
-		page.Notes = append(page.Notes, fmt.Sprintf("%s finds no change point in these series.", analyze.DefaultDetector))
+		page.Notes = append(page.Notes, fmt.Sprintf("%s finds no change point in these series.", ctx.History.Detector()))
 	}
 	return page, nil
 }
 
-// seriesNames names each series by the labels that differ among them.
-func seriesNames(ss []KPISeries) []string {
+// seriesNames names each series by the labels that differ among them,
+// leaving out a label a series has no value for.
+func seriesNames(ss []HistorySeries) []string {
 	var differ []string
 	for _, s := range ss {
 		for k, v := range s.Labels {
@@ -157,15 +141,18 @@ func seriesNames(ss []KPISeries) []string {
 	slices.Sort(differ)
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		if len(differ) == 0 {
-			out[i] = "all runs"
-			continue
-		}
-		parts := make([]string, len(differ))
-		for j, k := range differ {
-			parts[j] = k + "=" + s.Labels[k]
+		var parts []string
+		for _, k := range differ {
+			if v := s.Labels[k]; v != "" {
+				parts = append(parts, k+"="+v)
+			}
 		}
 		out[i] = strings.Join(parts, ", ")
+		if len(differ) == 0 {
+			out[i] = "all runs"
+		} else if out[i] == "" {
+			out[i] = "(" + strings.Join(differ, ", ") + " unset)"
+		}
 	}
 	return out
 }
@@ -188,48 +175,11 @@ func HistoryAxes() []string { return []string{AxisTime, AxisBuild} }
 // change of the smaller one is not flattened by the scale of the larger.
 const normaliseRatio = 1.5
 
-// historyBuild is one build of a KPI series: the median of its runs.
-type historyBuild struct {
-	build, commit string
-	time          time.Time
-	value         float64 // the median of runs, in the stored unit
-	runs          []float64
-}
-
-// historyBuilds groups the runs of a series by build (a run without one is
-// its own build), ordered by the time of each build's first run.
-func historyBuilds(s KPISeries) []historyBuild {
-	var out []historyBuild
-	index := map[string]int{}
-	for j, r := range s.Records {
-		id := r.BuildID()
-		i, ok := index[id]
-		if !ok {
-			i = len(out)
-			index[id] = i
-			b := historyBuild{build: id, time: r.Time}
-			if r.Build != nil {
-				b.commit = r.Build.Commit
-			}
-			out = append(out, b)
-		}
-		if r.Time.Before(out[i].time) {
-			out[i].time = r.Time
-		}
-		out[i].runs = append(out[i].runs, s.Value(j))
-	}
-	for i := range out {
-		out[i].value = analyze.Median(out[i].runs)
-	}
-	slices.SortStableFunc(out, func(a, b historyBuild) int { return a.time.Compare(b.time) })
-	return out
-}
-
 // historyFigure draws up to seriesPerFigure series of one KPI, one point
 // per build with the range of its runs, and their change points, adding
 // those to cpTable. Series whose levels differ by more than
 // normaliseRatio are drawn as their change against their own latest level.
-func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analyze.Detector, cpTable *Table, part, parts int, axis string) (*Figure, []string, error) {
+func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTable *Table, part, parts int, axis string) (*Figure, []string, error) {
 	divisor := def.Divisor
 	if divisor == 0 {
 		divisor = 1
@@ -238,32 +188,26 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 	if unit == "" {
 		unit = def.Unit
 	}
-	builds := make([][]historyBuild, len(ss))
+	builds := make([][]HistoryBuild, len(ss))
 	marked := make([]map[int]bool, len(ss))
 	levels := make([]float64, len(ss))
 	var warns []string
 	for i, s := range ss {
-		builds[i] = historyBuilds(s)
-		values := make([]float64, len(builds[i]))
-		for j, b := range builds[i] {
-			values[j] = b.value
-		}
-		cps, ws := det.ChangePoints(values)
-		for _, w := range ws {
+		builds[i] = s.Builds
+		for _, w := range s.Warnings {
 			warns = append(warns, fmt.Sprintf("%s, %s: %s", def.Name, names[i], w))
 		}
 		marked[i] = map[int]bool{}
-		last := 0
-		for _, c := range cps {
+		for _, c := range s.ChangePoints {
 			marked[i][c.Index] = true
-			last = c.Index
 			b := builds[i][c.Index]
-			cpTable.AddRow(Text(def.Name), Text(names[i]), Text(BuildLabel(b.commit, b.build, "")),
-				Text(b.time.Format(time.RFC3339)),
-				Text(def.Display(c.MeanBefore)), Text(def.Display(c.MeanAfter)),
-				Num("%+.2f%%", c.ForwardChangePercent()), Num("%.2g", c.PValue))
+			id, short := BuildName(b.Commit, b.ID, b.Comparison)
+			cpTable.AddRow(Text(def.Name), Text(names[i]), Text(id), Text(short),
+				Text(b.Time.Format(time.RFC3339)),
+				Text(def.Display(c.Before)), Text(def.Display(c.After)),
+				Num("%+.2f%%", c.ChangePercent), Num("%.2g", c.PValue))
 		}
-		levels[i] = analyze.Median(values[last:])
+		levels[i] = s.Level
 	}
 	normalise := false
 	if len(ss) > 1 {
@@ -273,25 +217,25 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 		}
 		normalise = lo > 0 && hi/lo > normaliseRatio
 	}
-	// On the build axis, every build of the figure's series has one
-	// position, in the time order of its first run.
+	// On the build axis, every point of the figure's series (a build at
+	// one comparison value) has one position, in the time order of its
+	// first run, named by the build's id with its short commit below.
 	position := map[string]int{}
 	var axisLabels []string
 	if axis == AxisBuild {
-		var all []historyBuild
+		var all []HistoryBuild
 		for _, bs := range builds {
 			all = append(all, bs...)
 		}
-		slices.SortStableFunc(all, func(a, b historyBuild) int {
-			if c := a.time.Compare(b.time); c != 0 {
-				return c
-			}
-			return strings.Compare(a.build, b.build)
+		// The series' points come in the analysis's order (time,
+		// comparison value, build id); their union keeps it.
+		slices.SortStableFunc(all, func(a, b HistoryBuild) int {
+			return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Comparison, b.Comparison), strings.Compare(a.ID, b.ID))
 		})
 		for _, b := range all {
-			if _, ok := position[b.build]; !ok {
-				position[b.build] = len(axisLabels)
-				axisLabels = append(axisLabels, BuildLabel(b.commit, b.build, ""))
+			if _, ok := position[pointKey(b)]; !ok {
+				position[pointKey(b)] = len(axisLabels)
+				axisLabels = append(axisLabels, BuildTick(b.Commit, b.ID, b.Comparison))
 			}
 		}
 		axisLabels = DistinctLabels(axisLabels)
@@ -305,7 +249,7 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 	if normalise {
 		plotted = "change_percent"
 	}
-	var seriesCol, buildCol, commitCol, timeText []string
+	var seriesCol, buildCol, commitCol, cmpCol, timeText []string
 	var xs, shown, absolute, lows, highs, runs []float64
 	var marks []bool
 	order := make([]string, len(ss))
@@ -322,19 +266,20 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 		}
 		for j, b := range builds[i] {
 			seriesCol = append(seriesCol, order[i])
-			buildCol = append(buildCol, b.build)
-			commitCol = append(commitCol, b.commit)
-			timeText = append(timeText, b.time.Format(time.RFC3339))
-			x := float64(b.time.Unix())
+			buildCol = append(buildCol, b.ID)
+			commitCol = append(commitCol, b.Commit)
+			cmpCol = append(cmpCol, b.Comparison)
+			timeText = append(timeText, b.Time.Format(time.RFC3339))
+			x := float64(b.Time.Unix())
 			if axis == AxisBuild {
-				x = float64(position[b.build])
+				x = float64(position[pointKey(b)])
 			}
 			xs = append(xs, x)
-			shown = append(shown, scale(b.value))
-			absolute = append(absolute, b.value/divisor)
-			lows = append(lows, scale(slices.Min(b.runs)))
-			highs = append(highs, scale(slices.Max(b.runs)))
-			runs = append(runs, float64(len(b.runs)))
+			shown = append(shown, scale(b.Median))
+			absolute = append(absolute, b.Median/divisor)
+			lows = append(lows, scale(slices.Min(b.Runs)))
+			highs = append(highs, scale(slices.Max(b.Runs)))
+			runs = append(runs, float64(len(b.Runs)))
 			marks = append(marks, marked[i][j])
 		}
 	}
@@ -342,6 +287,7 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 		series.New(seriesCol, series.String, "series"),
 		series.New(buildCol, series.String, "build"),
 		series.New(commitCol, series.String, "commit"),
+		series.New(cmpCol, series.String, "comparison"),
 		series.New(timeText, series.String, "time"),
 		series.New(xs, series.Float, xCol),
 		series.New(absolute, series.Float, valueCol),
@@ -359,13 +305,21 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 	if parts > 1 {
 		title = fmt.Sprintf("%s (%d/%d)", def.Name, part+1, parts)
 	}
+	// The legend sits below the plot, right of a 36-point offset and the
+	// entries' thumbnails; gonum gives every entry the height of the
+	// tallest, so the rows are the entries times its lines.
+	legendWidth := historyFigureWidth - vg.Points(36) - 0.75*Inch
+	lines := 1
+	for _, name := range order {
+		lines = max(lines, len(WrapLegend(name, legendWidth)))
+	}
 	spec := TimeSpec{Title: title, YLabel: unit, Series: "series", Time: xCol, Value: plotted,
 		Lo: "runs_low", Hi: "runs_high", Mark: "change_point", Order: order,
-		XLabel: "time of each build's first run (UTC)"}
+		XLabel: "time of each build's first run (UTC)", LegendWidth: legendWidth}
 	what := "over time"
 	if axis == AxisBuild {
-		spec.XTicks = BuildTicks{Labels: axisLabels, Width: 9 * Inch}
-		spec.XLabel = "build (short commit, oldest first)"
+		spec.XTicks = BuildTicks{Labels: axisLabels, Width: historyFigureWidth - Inch}
+		spec.XLabel = "build (id, short commit), oldest first"
 		what = "build by build"
 	}
 	if normalise {
@@ -399,10 +353,14 @@ func historyFigure(def kpi.Definition, ss []KPISeries, names []string, det analy
 		Data:       df,
 		Plot:       p,
 		Chart:      chart,
-		Width:      10 * Inch,
-		LegendRows: len(ss) + legendMark(slices.Contains(marks, true)),
+		Width:      historyFigureWidth,
+		LegendRows: (len(ss) + legendMark(slices.Contains(marks, true))) * lines,
 	}, warns, nil
 }
+
+// pointKey tells the points of a figure apart: a build at one comparison
+// value.
+func pointKey(b HistoryBuild) string { return b.ID + "\x00" + b.Comparison }
 
 func unitSlug(u string) string {
 	if u == "%" {

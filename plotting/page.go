@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 )
@@ -25,8 +24,9 @@ type Context struct {
 	// BatchKey and XKey are --batch-key and --x-key; "" means the workload's
 	// default.
 	BatchKey, XKey string
-	// History is the KPI history store; nil when none is configured.
-	History lts.Store
+	// History gives the KPI history pages their points; nil when none
+	// is configured.
+	History HistorySource
 	// HistoryAxis is the x axis of the KPI history figures: AxisTime ("")
 	// or AxisBuild.
 	HistoryAxis string

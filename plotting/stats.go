@@ -7,8 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/seshat-bench/seshat/analyze"
 )
 
 // Summary describes a sample: count, centre, spread and percentiles.
@@ -40,7 +38,7 @@ func Summarize(xs []float64) Summary {
 	}
 	slices.Sort(s)
 	out.Min, out.Max = s[0], s[len(s)-1]
-	out.Median = analyze.Median(s)
+	out.Median = sortedMedian(s)
 	if len(s) == 1 {
 		out.Mean = s[0]
 	} else {
@@ -69,13 +67,13 @@ const BootstrapResamples = 2000
 // percentile bootstrap interval from resamples drawn with a PCG generator
 // seeded by seed: the same data and seed give the same interval.
 func BootstrapMedianRatio(num, den []float64, seed uint64) Ratio {
-	r := Ratio{Value: analyze.Median(num) / analyze.Median(den), Low: math.NaN(), High: math.NaN(),
+	sn, sd := slices.Sorted(slices.Values(num)), slices.Sorted(slices.Values(den))
+	r := Ratio{Value: sortedMedian(sn) / sortedMedian(sd), Low: math.NaN(), High: math.NaN(),
 		NNum: len(num), NDen: len(den)}
 	if len(num) < 2 || len(den) < 2 {
 		return r
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5e5a7))
-	sn, sd := slices.Sorted(slices.Values(num)), slices.Sorted(slices.Values(den))
 	cn, cd := make([]int32, len(sn)), make([]int32, len(sd))
 	ratios := make([]float64, 0, BootstrapResamples)
 	for range BootstrapResamples {
@@ -91,6 +89,21 @@ func BootstrapMedianRatio(num, den []float64, seed uint64) Ratio {
 	r.Low = stat.Quantile(0.025, stat.Empirical, ratios, nil)
 	r.High = stat.Quantile(0.975, stat.Empirical, ratios, nil)
 	return r
+}
+
+// sortedMedian is the median of a sorted sample: the middle value, or the
+// mean of the two middle ones; NaN when empty. The pages get their build
+// medians from the analysis (HistorySource); this is for the samples a
+// page summarises itself.
+func sortedMedian(s []float64) float64 {
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // resampledMedian draws len(sorted) values of sorted with replacement and

@@ -16,11 +16,12 @@
 //     share one query, that label matching any of their values) and keeps
 //     the records whose own series key is the same, minus the current runs
 //     (by test_uuid) and the ignored entries.
-//  3. For each entry and KPI, the records are ordered by time and combined
-//     per build into one point (the median; the point's time is its
-//     earliest record's), and an analyze.Method judges the current point
-//     against them, in the KPI's direction; an analyze.Gate then judges all
-//     the results of the analysis together.
+//  3. For each entry and KPI, the records are combined into points by the
+//     one rule of package history (per build and comparison value, the
+//     median, ordered by time: what visualize and serve show), and an
+//     analyze.Method judges the current point against them, in the KPI's
+//     direction; an analyze.Gate then judges all the results of the
+//     analysis together.
 //  4. Acks turn a known regression (or improvement) into acknowledged:
 //     reported, never failing.
 //

@@ -2,16 +2,16 @@ package regression
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
+
+	"github.com/seshat-bench/seshat/analyze/history"
 
 	"github.com/seshat-bench/seshat/models"
 )
 
 // MetaKeys are labels that identify a run rather than the work: never part
-// of a series key, whatever the keys say.
-var MetaKeys = []string{"ci_engine", "end", "run_id", "start", "test_path", "test_uuid", "timestamp", "url", "urls"}
+// of a series key, whatever the keys say (history.MetaKeys).
+var MetaKeys = history.MetaKeys
 
 // Keys say how a workload's runs are cut into histories. They are declared
 // once, here: a workload's defaults (workloads.RegressionDefaults), the
@@ -70,21 +70,16 @@ func (k Keys) Filters() ([]models.Filter, error) {
 	return out, nil
 }
 
-// excluded tells whether a label is left out of the series key.
-func (k Keys) excluded(name string) bool {
-	return slices.Contains(k.ComparisonKeys, name) || slices.Contains(k.IgnoredKeys, name) || slices.Contains(MetaKeys, name)
+// Rule is the rule of package history that the keys give: which labels
+// make a series, which tell its points apart.
+func (k Keys) Rule() history.Rule {
+	return history.Rule{Comparison: k.ComparisonKeys, Ignored: k.IgnoredKeys}
 }
 
 // SeriesLabels are the labels of a run that identify its series: all but
 // the comparison, ignored and meta keys.
 func (k Keys) SeriesLabels(labels map[string]string) map[string]string {
-	key := make(map[string]string, len(labels))
-	for name, v := range labels {
-		if !k.excluded(name) {
-			key[name] = v
-		}
-	}
-	return key
+	return k.Rule().Series(labels)
 }
 
 // seriesKey returns the labels of the series key and their canonical text.
@@ -94,21 +89,9 @@ func (k Keys) seriesKey(labels map[string]string) (map[string]string, string) {
 }
 
 // comparison returns the comparison labels of a run (absent ones are
-// empty) and the value a person reads: the value alone for one key, else
-// key=value pairs in key order.
+// empty) and the value a person reads (history.Rule.ComparisonOf).
 func (k Keys) comparison(labels map[string]string) (map[string]string, string) {
-	cmp := make(map[string]string, len(k.ComparisonKeys))
-	parts := make([]string, 0, len(k.ComparisonKeys))
-	for _, name := range k.ComparisonKeys {
-		v := labels[name]
-		cmp[name] = v
-		if len(k.ComparisonKeys) == 1 {
-			parts = append(parts, v)
-		} else if v != "" {
-			parts = append(parts, name+"="+v)
-		}
-	}
-	return cmp, strings.Join(parts, ", ")
+	return k.Rule().ComparisonOf(labels)
 }
 
 // ignored tells whether a run matches one of the filters.
@@ -132,14 +115,5 @@ func matchRun(f models.Filter, testUUID string, labels map[string]string) bool {
 	return len(f) > 0
 }
 
-// canonical is an unambiguous text of a label set: sorted, NUL-separated.
-func canonical(labels map[string]string) string {
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(labels)) {
-		b.WriteString(name)
-		b.WriteByte(0)
-		b.WriteString(labels[name])
-		b.WriteByte(0)
-	}
-	return b.String()
-}
+// canonical is an unambiguous text of a label set (history.Canonical).
+func canonical(labels map[string]string) string { return history.Canonical(labels) }

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/history"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
@@ -353,9 +354,9 @@ type series struct {
 	workload string
 	labels   map[string]string
 	key      string
-	records  []lts.Record
-	cmpKey   []string // per record: canonical comparison labels
-	cmpValue []string // per record: the comparison value people read
+	// runs are the stored runs of the series with their comparison
+	// values.
+	runs []history.Run
 	// builds of the current runs of this series with their comparison
 	// value, and the earliest current run: stored runs of those builds at
 	// those values, or of builds started later, are not history.
@@ -563,7 +564,7 @@ func mostVaried(members []*series) string {
 
 // query asks for the records of the series of sub: their common labels,
 // and vary among values when set.
-func (a *analysis) query(ctx context.Context, history lts.Store, workload string, sub []*series, vary string, values []string) error {
+func (a *analysis) query(ctx context.Context, store lts.Store, workload string, sub []*series, vary string, values []string) error {
 	labels := models.Filter{}
 	for k, v := range sub[0].labels {
 		if k != vary {
@@ -588,7 +589,7 @@ func (a *analysis) query(ctx context.Context, history lts.Store, workload string
 		cmpKey, cmpVal string
 	}
 	memo := map[unsafe.Pointer]derived{}
-	for rec, err := range history.Records(ctx, lts.Query{Labels: labels}) {
+	for rec, err := range store.Records(ctx, lts.Query{Labels: labels}) {
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
@@ -620,9 +621,7 @@ func (a *analysis) query(ctx context.Context, history lts.Store, workload string
 			a.rep.History.Later++
 			continue
 		}
-		d.s.records = append(d.s.records, rec)
-		d.s.cmpKey = append(d.s.cmpKey, d.cmpKey)
-		d.s.cmpValue = append(d.s.cmpValue, d.cmpVal)
+		d.s.runs = append(d.s.runs, history.Run{Record: rec, ComparisonKey: d.cmpKey, ComparisonValue: d.cmpVal})
 	}
 	return nil
 }
@@ -669,7 +668,7 @@ func (a *analysis) evaluate(e *Entry) {
 		}
 	}
 	if e.series != nil {
-		for _, rec := range e.series.records {
+		for _, rec := range e.series.runs {
 			for name := range rec.Values {
 				anyKPI = true
 				if a.wanted(e.Workload, name) {
@@ -778,56 +777,17 @@ func (a *analysis) judge() {
 	}
 }
 
-// points combines the series' records holding the KPI into one point per
-// build (and comparison value, should one build have run several): the
-// median of its records, at the time of its earliest, ordered by time
-// (then comparison value and build). A record without a build is a build
-// of its own.
+// points are the series' points of a KPI (history.Points: one per build
+// and comparison value, the median of its runs, ordered by time).
 func (s *series) points(name string) []analyze.Point {
 	if s == nil {
 		return nil
 	}
-	type acc struct {
-		pt     analyze.Point
-		values []float64
+	pts := history.Points(s.runs, name)
+	out := make([]analyze.Point, len(pts))
+	for i := range pts {
+		out[i] = pts[i].Analyze(name)
 	}
-	var order []*acc
-	byKey := map[string]*acc{}
-	for i, rec := range s.records {
-		v, ok := rec.Values[name]
-		if !ok {
-			continue
-		}
-		key := rec.BuildID() + "\x00" + s.cmpKey[i]
-		g := byKey[key]
-		if g == nil {
-			g = &acc{pt: analyze.Point{Label: s.cmpValue[i], Time: rec.Time, Build: rec.BuildID()}}
-			if rec.Build != nil {
-				g.pt.Commit = rec.Build.Commit
-			}
-			byKey[key] = g
-			order = append(order, g)
-		}
-		if rec.Time.Before(g.pt.Time) {
-			g.pt.Time = rec.Time
-		}
-		g.values = append(g.values, v)
-	}
-	out := make([]analyze.Point, len(order))
-	for i, g := range order {
-		p := analyze.PointOf(g.values...)
-		p.Label, p.Time, p.Build, p.Commit = g.pt.Label, g.pt.Time, g.pt.Build, g.pt.Commit
-		out[i] = p
-	}
-	slices.SortStableFunc(out, func(x, y analyze.Point) int {
-		if c := x.Time.Compare(y.Time); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.Label, y.Label); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Build, y.Build)
-	})
 	return out
 }
 
@@ -914,9 +874,9 @@ func (a *analysis) finish() {
 		}
 	}
 	for _, s := range a.series {
-		rep.History.Records += len(s.records)
-		for i, rec := range s.records {
-			cmpValues[s.workload+"\x02"+s.cmpKey[i]] = true
+		rep.History.Records += len(s.runs)
+		for _, rec := range s.runs {
+			cmpValues[s.workload+"\x02"+rec.ComparisonKey] = true
 			builds[rec.BuildID()] = true
 			if rep.History.First.IsZero() || rec.Time.Before(rep.History.First) {
 				rep.History.First = rec.Time

@@ -53,13 +53,7 @@ const (
 
 // tickName names a build under its tick: its id, its short commit on a
 // second line.
-func tickName(pt analyze.Point) string {
-	id, short := plotting.BuildName(pt.Commit, pt.Build, pt.Label)
-	if short == "" {
-		return id
-	}
-	return id + "\n" + short
-}
+func tickName(pt analyze.Point) string { return plotting.BuildTick(pt.Commit, pt.Build, pt.Label) }
 
 // drawnHistory is the history builds of r a figure draws (those with a
 // value), and the tick names of them and the current build, last.

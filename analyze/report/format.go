@@ -59,6 +59,21 @@ func comparison(e *regression.Entry) string {
 	return e.ComparisonValue
 }
 
+// buildNames names the current build of a result and the last build of its
+// history, as every output names builds (buildName: the id, the short
+// commit beside it); "-" for none.
+func buildNames(e *regression.Entry, r *regression.KPIResult) (current, previous string) {
+	current, previous = entryBuild(e), "-"
+	if current == "" {
+		current = "-"
+	}
+	if n := len(r.History); n > 0 {
+		p := r.History[n-1]
+		previous = buildName(p.Commit, p.Build, p.Label)
+	}
+	return current, previous
+}
+
 // kpiName is a result's KPI, never empty.
 func kpiName(r *regression.KPIResult) string {
 	if r.KPI == "" {

@@ -79,6 +79,8 @@ func WriteJUnit(w io.Writer, rep *regression.Report, info Info) error {
 			c := junitCase{ClassName: fmt.Sprintf("%s @ %s", e.Name, comparison(e)), Name: kpiName(r), SystemOut: caseText(e, r),
 				Properties: []junitProperty{{"status", string(r.Status)}, {"verdict", string(r.Result.Status)},
 					{"failing", strconv.FormatBool(r.Failing)}, {"finding", strconv.FormatBool(r.IsFinding())}}}
+			cur, prev := buildNames(e, r)
+			c.Properties = append(c.Properties, junitProperty{"build", cur}, junitProperty{"previous_build", prev})
 			if r.Ack != nil {
 				c.Properties = append(c.Properties, junitProperty{"ack_reason", r.Ack.Reason})
 			}
@@ -127,6 +129,8 @@ func caseText(e *regression.Entry, r *regression.KPIResult) string {
 	fmt.Fprintf(&b, "\ncurrent: %s; reference: %s; delta: %s; floor: %s; statistic: %s; q: %s; noise: %s; history builds: %d\n",
 		r.Display(r.Current.Value), r.Display(r.Result.Reference), delta(r.Result.DeltaPercent), floor(r.Result.Floor),
 		statistic(r.Result), number2(r.Result.QValue), noise(r.Result.Noise), len(r.History))
+	cur, prev := buildNames(e, r)
+	fmt.Fprintf(&b, "build: %s; previous build: %s\n", cur, prev)
 	if r.Result.Details != "" {
 		fmt.Fprintf(&b, "details: %s\n", r.Result.Details)
 	}

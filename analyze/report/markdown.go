@@ -67,8 +67,8 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 	}
 	if len(findings) > 0 {
 		fmt.Fprintf(&b, "\n### Findings (%d, %d failing)\n\n", len(findings), s.Failing)
-		b.WriteString("| status | fails? | # | entry | comparison | KPI | current | reference | delta | floor | statistic | note |\n")
-		b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| status | fails? | # | entry | comparison | build | previous build | KPI | current | reference | delta | floor | statistic | note |\n")
+		b.WriteString("|---|---|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---|\n")
 		for i, f := range findings {
 			if i == MaxMarkdownRows {
 				fmt.Fprintf(&b, "\n… and %d more in regression_report.html.\n", len(findings)-i)
@@ -79,8 +79,9 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 			if r.Failing {
 				fails = "**yes**"
 			}
-			fmt.Fprintf(&b, "| %s %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, fails, e.ID,
-				markdown.Escape(e.Name), markdown.Escape(comparison(e)), markdown.Escape(kpiName(r)), markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)),
+			cur, prev := buildNames(e, r)
+			fmt.Fprintf(&b, "| %s %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, fails, e.ID,
+				markdown.Escape(e.Name), markdown.Escape(comparison(e)), markdown.Escape(cur), markdown.Escape(prev), markdown.Escape(kpiName(r)), markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)),
 				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), markdown.Escape(note(r)))
 		}
 	}

@@ -39,7 +39,7 @@ workloads found. Unknown names exit 4 listing the known ones.`,
 	f.StringVar(&o.History, "history", "", "KPI history for the KPI history report: an LTS store (sqlite:PATH, http(s)://host:port) or a file of LTS payloads (seshat parse --output-lts)")
 	f.StringVar(&o.BatchKey, "batch-key", "", "setting whose values are the batches compared (default: the workload's comparison key, backend for pi)")
 	f.StringVar(&o.XKey, "x-key", "", "setting on the x axis of the scaling report (default matrix_size)")
-	f.StringVar(&o.HistoryAxis, "history-axis", plotting.AxisTime, "x axis of the KPI history figures: time (each build at its first run) or build (builds side by side, named by short commit)")
+	f.StringVar(&o.HistoryAxis, "history-axis", plotting.AxisTime, "x axis of the KPI history figures: time (each build at its first run) or build (builds side by side, named by build id and short commit)")
 	f.StringVarP(&o.OutputDir, "output-dir", "o", "", "directory to write the reports into")
 	f.StringVar(&o.RegressionReport, "regression-report", "", "regression report (seshat regression --report-dir, or its regression_report.html) that reports_index.html links to (default: a directory under or beside --output-dir holding one, regression-report first)")
 	addConnectionFlags(f, &o.Connection)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	kpihistory "github.com/seshat-bench/seshat/analyze/history"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
@@ -108,9 +109,15 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 			}
 		}
 	}
+	// The KPI history pages draw the points of the one grouping
+	// (analyze/history) that regression and serve use.
+	var source plotting.HistorySource
+	if history != nil {
+		source = &kpihistory.Source{Store: history}
+	}
 	res, err := plotting.Generate(ctx, m, plotting.Options{
 		OutputDir: opts.OutputDir, Jobs: jobs, Registries: regs,
-		BatchKey: opts.BatchKey, XKey: opts.XKey, History: history, HistoryAxis: opts.HistoryAxis,
+		BatchKey: opts.BatchKey, XKey: opts.XKey, History: source, HistoryAxis: opts.HistoryAxis,
 		Regression: regressionLink(env, opts.OutputDir, opts.RegressionReport), Log: env.Log,
 	})
 	var unknown *plotting.UnknownError

@@ -70,7 +70,7 @@ func (w *Workload) build(ctx *plotting.Context, p *Plot) (*plotting.Page, error)
 			Summary: "Each KPI of these runs' series over time, from %s, with the change points that %s finds marked. " +
 				"A series is one set of labels less the comparison keys, which change along it.",
 			Workload: w.spec.Name, Catalog: w.catalog, Labels: w.Labels,
-			Ignored: w.spec.Regression.ComparisonKeys,
+			ComparisonKeys: w.spec.Regression.ComparisonKeys, IgnoredKeys: w.spec.Regression.IgnoredKeys,
 		})
 	case PlotErrors:
 		return w.errorReport(ctx, p), nil

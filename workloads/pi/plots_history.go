@@ -6,10 +6,6 @@ import (
 	"github.com/seshat-bench/seshat/store"
 )
 
-// historyIgnoredLabels change along one series' history: a new framework,
-// BLAS, kernel or OS release is what the history is there to show.
-var historyIgnoredLabels = []string{"framework_version", "blas", "kernel", "os", "cuda_version"}
-
 // HistoryNotConfigured is what the KPI history page says without --history.
 const HistoryNotConfigured = plotting.HistoryNotConfigured
 
@@ -26,12 +22,17 @@ func currentLabels(e *store.Entry) map[string]string {
 	return labels
 }
 
+// kpiHistoryReport draws the history of each KPI of the runs' series, cut
+// into series and points by the regression keys (a new framework, BLAS,
+// kernel or OS release is what the history is there to show).
 func kpiHistoryReport(ctx *plotting.Context) (*plotting.Page, error) {
+	keys := Workload{}.RegressionKeys()
 	return plotting.KPIHistory(ctx, plotting.KPIHistorySpec{
 		Title: ReportKPIHistory,
 		Summary: "Each KPI of these runs' series over time, from %s, with the change points that %s finds marked. " +
 			"A series is one set of labels (the PI, backend, shape, machine...); framework, BLAS, kernel and OS versions may change along it.",
 		Workload: Name, Catalog: catalog, Labels: currentLabels,
-		QueryKeys: []string{"pi", "backend"}, Ignored: historyIgnoredLabels,
+		QueryKeys:      []string{"pi", "backend"},
+		ComparisonKeys: keys.ComparisonKeys, IgnoredKeys: keys.IgnoredKeys,
 	})
 }

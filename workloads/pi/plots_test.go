@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze/history"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
@@ -158,7 +159,7 @@ func TestKPIHistory(t *testing.T) {
 			KPIs:     map[string]models.KPIValue{"rate_gflops": {Value: rate, Unit: "GFLOPS", Timestamp: ts}},
 		})
 	}
-	ctx.History = lts.NewMemory("test", payloads...)
+	ctx.History = &history.Source{Store: lts.NewMemory("test", payloads...)}
 	page, err = kpiHistoryReport(ctx)
 	if err != nil || page.Empty != "" {
 		t.Fatalf("history: %v, %q", err, page.Empty)
@@ -167,7 +168,7 @@ func TestKPIHistory(t *testing.T) {
 		t.Fatalf("sections %+v", page.Sections)
 	}
 	rows := page.Sections[1].Tables[0].Rows
-	if len(rows) != 1 || rows[0][2].Text != "run day-10" || rows[0][3].Text != "2025-01-11T00:00:00Z" || !strings.HasPrefix(rows[0][6].Text, "+50.") {
+	if len(rows) != 1 || rows[0][2].Text != "run day-10" || rows[0][4].Text != "2025-01-11T00:00:00Z" || !strings.HasPrefix(rows[0][7].Text, "+50.") {
 		t.Errorf("change points %+v, want one at day 10 (its run, without a build), +50%%", rows)
 	}
 	df := page.Sections[0].Figures[0].Data
@@ -179,7 +180,7 @@ func TestKPIHistory(t *testing.T) {
 	for i, p := range payloads {
 		p.Metadata.Build = &models.Build{ID: fmt.Sprint("nightly-", i/2), Commit: fmt.Sprintf("%07x0000", 0xabc000+i/2)}
 	}
-	ctx.History, ctx.HistoryAxis = lts.NewMemory("test", payloads...), plotting.AxisBuild
+	ctx.History, ctx.HistoryAxis = &history.Source{Store: lts.NewMemory("test", payloads...)}, plotting.AxisBuild
 	page, err = kpiHistoryReport(ctx)
 	if err != nil || page.Empty != "" {
 		t.Fatalf("build axis: %v, %q", err, page.Empty)
