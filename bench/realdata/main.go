@@ -11,7 +11,7 @@
 // regression` runs, no flags) against the builds stored before it. A build
 // is an alert when its status is regression or improvement; a suspect is
 // counted apart (reported, not failing). The whole series also goes
-// through `seshat changepoints` (pipeline.ChangePoints with its default
+// through `seshat changepoints` (report.FindChangePoints with its default
 // detector, from a JSON series file) and through two reference detectors:
 // Perfherder's (analyze.Perfherder, treeherder's defaults) and Apache
 // Otava's defaults (analyze.EDivisive: window 50, p 0.001).
@@ -38,15 +38,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -54,8 +51,9 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/analyze/report"
+	"github.com/seshat-bench/seshat/analyze/seriesfile"
 	"github.com/seshat-bench/seshat/bench/internal/perfseries"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -192,35 +190,28 @@ func detect(d analyze.Detector) func(s *series) ([]int, counts, int, error) {
 	}
 }
 
-// changepoints runs `seshat changepoints FILE --format json` on the series
-// written as a JSON series file.
+// changepoints finds the change points of the series as `seshat
+// changepoints FILE` does: the series read as a JSON series file, the
+// default detector, report.FindChangePoints.
 func changepoints(s *series) ([]int, counts, int, error) {
-	dir, err := os.MkdirTemp("", "realdata")
+	doc, _ := json.Marshal(map[string]any{"series": map[string][]float64{"value": s.Values}})
+	file, err := seriesfile.Read("series.json", doc)
 	if err != nil {
 		return nil, counts{}, 0, err
 	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "series.json")
-	doc, _ := json.Marshal(map[string]any{"series": map[string][]float64{"value": s.Values}})
-	if err := os.WriteFile(file, doc, 0o644); err != nil {
+	det, err := report.ChangePointDetector("", analyze.Params{})
+	if err != nil {
 		return nil, counts{}, 0, err
 	}
-	var out bytes.Buffer
-	env := pipeline.Env{Stdout: &out, Stderr: io.Discard, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Quiet: true}
-	if err := pipeline.ChangePoints(context.Background(), env, pipeline.ChangePointsOptions{File: file, Format: "json"}); err != nil {
-		return nil, counts{}, 0, err
-	}
-	var res struct {
-		Series map[string][]struct {
-			Index int `json:"index"`
-		} `json:"series"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	found, err := report.FindChangePoints(context.Background(), det, file.Series)
+	if err != nil {
 		return nil, counts{}, 0, err
 	}
 	var idx []int
-	for _, c := range res.Series["value"] {
-		idx = append(idx, c.Index)
+	for _, f := range found {
+		for _, c := range f.ChangePoints {
+			idx = append(idx, c.Index)
+		}
 	}
 	return idx, counts{}, len(s.Values), nil
 }

@@ -4,9 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/analyze"
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 )
 
 func newChangePointsCmd(g *globals) *cobra.Command {

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 )
 

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/download"
 	"github.com/seshat-bench/seshat/importers"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/runner/executors"
 	"github.com/seshat-bench/seshat/workloads"

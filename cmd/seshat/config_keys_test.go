@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
 )
 
 // TestConfigKeysAreFileFields ties the flags to the config file type: every

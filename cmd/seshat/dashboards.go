@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seshat-bench/seshat/internal/config"
-	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/dashboards"
 )

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 )
 
 func newDemoCmd(g *globals) *cobra.Command {

@@ -7,7 +7,7 @@
 // own and only binds flags to one library call. Settings come from
 // seshat.yaml (or --config / SESHAT_CONFIG), then SESHAT_<FLAG> environment
 // variables, then flags, the later winning, all settled by
-// internal/config.Resolve before a verb runs; the variables that mirror no
+// cmd/seshat/internal/config.Resolve before a verb runs; the variables that mirror no
 // flag reach the library in options. The store backends (lts/sqlite,
 // lts/opensearch) and the pi workload are imported here for their
 // registration.

@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/download"
-	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 )
 
 func newDownloadCmd(g *globals) *cobra.Command {

@@ -19,8 +19,8 @@ func TestErrorMessagesGolden(t *testing.T) {
 		{"run", "--buidl-id", "nightly-01"},
 		{"parse", "--results-dri", "results"},
 		{"parse", "--no-such-flag"},
-		{"--config", "../../internal/config/testdata/unknown_section.bad.yaml", "parse", "--results-dir", "results"},
-		{"--config", "../../internal/config/testdata/unknown_nested_key.bad.yaml", "parse", "--results-dir", "results"},
+		{"--config", "internal/config/testdata/unknown_section.bad.yaml", "parse", "--results-dir", "results"},
+		{"--config", "internal/config/testdata/unknown_nested_key.bad.yaml", "parse", "--results-dir", "results"},
 	}
 	var out strings.Builder
 	for _, args := range cases {

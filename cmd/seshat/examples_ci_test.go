@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
 )
 
 const ciDir = "../../examples/ci"

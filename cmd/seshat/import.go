@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/importers"
 	"github.com/seshat-bench/seshat/internal/exitcode"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 )
 
 func newImportCmd(g *globals) *cobra.Command {

@@ -33,11 +33,12 @@ var envAllowed = map[string]string{
 	"internal/slurmtest/slurmtest.go":     "test helper: the test cluster's commands get this environment plus SLURM_CONF",
 }
 
-// TestNoEnvironmentBelowCmd enforces the rule of internal/config: only
-// cmd/seshat reads the process environment and passes it down as data.
-// It parses every non-test .go file of the module outside cmd/ and fails
-// on any reference to an environment reader (a call, or the function as
-// a value).
+// TestNoEnvironmentBelowCmd enforces the rule of cmd/seshat/internal/config:
+// only package main of cmd/seshat reads the process environment and passes
+// it down as data. It parses every non-test .go file of the module outside
+// cmd/, and those of the packages below cmd/seshat/internal, and fails on
+// any reference to an environment reader (a call, or the function as a
+// value).
 func TestNoEnvironmentBelowCmd(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
@@ -58,12 +59,13 @@ func TestNoEnvironmentBelowCmd(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			name := d.Name()
-			if rel == "cmd" || name == "testdata" || name == "vendor" || (rel != "." && (name[0] == '.' || name[0] == '_')) {
+			if (underCmd(rel) && rel != "cmd" && rel != "cmd/seshat" && !belowMain(rel)) ||
+				name == "testdata" || name == "vendor" || (rel != "." && (name[0] == '.' || name[0] == '_')) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || (underCmd(rel) && !belowMain(rel)) {
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
@@ -94,6 +96,16 @@ func TestNoEnvironmentBelowCmd(t *testing.T) {
 	for _, f := range found {
 		t.Errorf("%s: only cmd/seshat reads the environment; take the value as data (pipeline.Env.Environ, config.Settings)", f)
 	}
+}
+
+// underCmd says whether the slash path rel (from the module root) is cmd/
+// or below it.
+func underCmd(rel string) bool { return rel == "cmd" || strings.HasPrefix(rel, "cmd/") }
+
+// belowMain says whether rel is in a package below cmd/seshat/internal,
+// which the library rules bind as any package outside cmd/.
+func belowMain(rel string) bool {
+	return rel == "cmd/seshat/internal" || strings.HasPrefix(rel, "cmd/seshat/internal/")
 }
 
 // envReads lists the environment readers f refers to, by the names its

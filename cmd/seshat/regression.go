@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/analyze"
-	"github.com/seshat-bench/seshat/internal/config"
-	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/runner/executors"
 )

@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	_ "github.com/seshat-bench/seshat/importers" // registers the workloads of imported runs
-	"github.com/seshat-bench/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
-	"github.com/seshat-bench/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/internal/suggest"
 	"github.com/seshat-bench/seshat/internal/version"

@@ -108,7 +108,7 @@ func TestExitCodes(t *testing.T) {
 func TestConfigFileErrors(t *testing.T) {
 	t.Parallel()
 	tree := smallTree(t)
-	fixtures := filepath.Join("..", "..", "internal", "config", "testdata")
+	fixtures := filepath.Join("internal", "config", "testdata")
 	tests := []struct {
 		name   string
 		file   string

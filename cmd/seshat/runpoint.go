@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 )
 
 // newRunPointCmd is the hidden command a scheduler's task runs: one matrix

@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/seshat-bench/seshat/internal/config"
-	"github.com/seshat-bench/seshat/internal/pipeline"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 	"github.com/seshat-bench/seshat/lts"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"

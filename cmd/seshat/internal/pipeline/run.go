@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/seshat-bench/seshat/internal/config"
+	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/runner"
