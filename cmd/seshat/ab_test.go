@@ -47,6 +47,7 @@ func abRun(t *testing.T, h *fakeHost, bench string) string {
 // TestRegressionABBaseline: the two sides of one job, head 20% slower than
 // base: --baseline side=base fails naming head, with no store at all.
 func TestRegressionABBaseline(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 4, 1, 0.8))
 	report := filepath.Join(h.dir, "report")
@@ -71,6 +72,7 @@ func TestRegressionABBaseline(t *testing.T) {
 // TestRegressionABIdentical: identical sides pass (the baseline from
 // SESHAT_BASELINE).
 func TestRegressionABIdentical(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 4, 1, 1))
 	r := runSeshat(t, map[string]string{"SESHAT_BASELINE": "side=base"}, "regression", "--results-dir", results, "--kpi-filter", "rate_gflops",
@@ -83,6 +85,7 @@ func TestRegressionABIdentical(t *testing.T) {
 // TestRegressionABBadBaseline: a key or value not in the results exits 4
 // listing what there is; a baseline without a complete run exits 3.
 func TestRegressionABBadBaseline(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 2, 1, 1))
 	for _, c := range []struct{ baseline, want string }{
@@ -128,6 +131,7 @@ func TestRegressionABBadBaseline(t *testing.T) {
 // alternate their order (base head, head base, base head), as the run
 // directories' numbers and start times say.
 func TestRunABInterleaved(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 3, 1, 1))
 	dirs := runDirsOf(t, results)
@@ -158,6 +162,7 @@ func TestRunABInterleaved(t *testing.T) {
 // (base head, head base, ...), until the round cap; the report says how
 // many rounds each result took.
 func TestRegressionABConfirmAuto(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	// Runs 25% apart; a change must be 1,000% to count, so that no round
 	// can decide it by chance: the two rounds are always made.
@@ -209,6 +214,7 @@ func TestRegressionABConfirmAuto(t *testing.T) {
 // a note that says so, and the stored builds, which lack it, are not their
 // history (so no result has history: exit 3).
 func TestRegressionVaryingSettingIsASeries(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	results := abRun(t, h, abBenchmark(t, h, 2, 1, 0.5))
 	if r := runSeshat(t, nil, "upload", "-q", "--results-dir", results, "--store", h.store); r.code != 0 {
@@ -235,6 +241,7 @@ func TestRegressionVaryingSettingIsASeries(t *testing.T) {
 // (the A/B recipe's ab/{side}/bench) is taken from the directory seshat
 // run was started in, not from the run directory the command runs in.
 func TestRunRelativeCommand(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := filepath.Join(h.dir, "rel.yaml")
 	// This test runs in cmd/seshat: the stand-in PI is two levels up.
@@ -253,6 +260,7 @@ func TestRunRelativeCommand(t *testing.T) {
 // interval, both sides measured in one job: --confirm auto re-runs nothing
 // for it (in history mode a failing finding is re-run once to confirm it).
 func TestRegressionABConfirmAutoDecided(t *testing.T) {
+	t.Parallel()
 	h := newFakeHost(t)
 	bench := abBenchmark(t, h, 4, 1, 0.8)
 	results := abRun(t, h, bench)

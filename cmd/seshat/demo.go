@@ -6,8 +6,12 @@ import (
 	"github.com/seshat-bench/seshat/cmd/seshat/internal/pipeline"
 )
 
+// demoBenchmark, when set, is the benchmark the demo runs in place of the
+// one it embeds: TestDemo's smaller matrices. Nil outside tests.
+var demoBenchmark []byte
+
 func newDemoCmd(g *globals) *cobra.Command {
-	var o pipeline.DemoOptions
+	o := pipeline.DemoOptions{Benchmark: demoBenchmark}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole job on this machine: PIs, parse, store, regression, reports",

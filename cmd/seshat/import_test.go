@@ -22,6 +22,7 @@ const gobenchData = "../../importers/testdata/gobench/"
 // the default method (exit 2) on every KPI it regressed, and nothing else
 // is; the same history with an equal build passes.
 func TestImportedGoBenchRegression(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := "sqlite:" + filepath.Join(dir, "lts.db")
 	importRun := func(results, input, build, when string) {
@@ -79,6 +80,7 @@ func importPair(t *testing.T) (string, string) {
 }
 
 func TestCompareGoBenchGolden(t *testing.T) {
+	t.Parallel()
 	a, b := importPair(t)
 	for _, format := range []string{"text", "csv", "markdown", "json"} {
 		r := runSeshat(t, nil, "compare", a, b, "--format", format)
@@ -100,6 +102,7 @@ func TestCompareGoBenchGolden(t *testing.T) {
 // results directories they were uploaded from (the same tables, names
 // aside), in every format; a build and a directory compare too.
 func TestCompareStoreBuildsGolden(t *testing.T) {
+	t.Parallel()
 	a, b := importPair(t)
 	dir := t.TempDir()
 	store := "sqlite:" + filepath.Join(dir, "lts.db")

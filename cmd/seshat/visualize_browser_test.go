@@ -20,6 +20,7 @@ var imgTag = regexp.MustCompile(`<img src="([^"]+)" alt="([^"]*)"`)
 // image loads with a non-zero size, every local link leads to a file, and
 // a screenshot is not blank.
 func TestVisualizeInChromium(t *testing.T) {
+	t.Parallel()
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "reports")
@@ -89,6 +90,7 @@ func TestVisualizeInChromium(t *testing.T) {
 // but local files (no network); hovering a build shows its id; a click on
 // a legend entry hides its series; the SVG, PNG and CSV are still written.
 func TestVisualizeChartsInChromium(t *testing.T) {
+	t.Parallel()
 	browsertest.Chromium(t)
 	db := goldenHistoryDB(t)
 	out := filepath.Join(t.TempDir(), "reports")

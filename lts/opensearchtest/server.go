@@ -55,7 +55,10 @@ type TestServer struct {
 	templates map[string]*template
 	rules     []*Injection
 	requests  map[Endpoint]int
-	bulks     []BulkStat
+	// sorted are the matches of the searches made since the last request
+	// that may write, by index, query and sort (see search).
+	sorted map[string]*sortedHits
+	bulks  []BulkStat
 }
 
 // quietLog drops net/http's server log: failed TLS handshakes and dropped
@@ -265,6 +268,9 @@ func (ts *TestServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 func (ts *TestServer) handle(ep Endpoint, h handler, known []string, r *http.Request, rq *request) (int, any, *apiError) {
 	if ep == EndpointOther {
 		return 0, nil, notSupported("[%s %s] is not modelled", r.Method, r.URL.Path)
+	}
+	if ep != EndpointSearch && ep != EndpointCount && ep != EndpointFieldCaps {
+		ts.sorted = nil // a request that may write: searches look again
 	}
 	for _, p := range slices.Sorted(maps.Keys(rq.params)) {
 		if !slices.Contains(known, p) {

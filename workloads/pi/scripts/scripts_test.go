@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,16 +32,33 @@ torch.device = lambda kind, *a: _device("cpu") if kind == "cuda" else _device(ki
 atexit.register(lambda: print("SYNC_CALLS=%d" % _syncs[0], file=sys.stderr))
 `
 
+// found caches, by module, the interpreter pythonWith found ("" for none):
+// one probe a module for the whole package, an import of torch taking a
+// second or more.
+var found = struct {
+	sync.Mutex
+	python map[string]string
+}{python: map[string]string{}}
+
 // pythonWith returns an interpreter that imports module, or skips.
 func pythonWith(t *testing.T, module string) string {
 	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(p, "-c", "import "+module).Run() == nil {
-			return p
+	found.Lock()
+	python, probed := found.python[module]
+	if !probed {
+		for _, p := range []string{"/usr/bin/python3", "python3"} {
+			if exec.Command(p, "-c", "import "+module).Run() == nil {
+				python = p
+				break
+			}
 		}
+		found.python[module] = python
 	}
-	t.Skipf("skipped: no python3 here imports %s (CI installs python3-%s)", module, module)
-	return ""
+	found.Unlock()
+	if python == "" {
+		t.Skipf("skipped: no python3 here imports %s (CI installs python3-%s)", module, module)
+	}
+	return python
 }
 
 // talk runs a benchmark program through the protocol: ready, one warm-up
