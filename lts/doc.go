@@ -8,8 +8,9 @@
 // (store.Entry.Build), never a label, so it never splits a series. They are validated strictly only when written
 // (ValidateAll, SplitValid): the payload's struct tags, then its workload's
 // labels model and KPIs, with every problem named by entry path and JSON
-// field. ReadPayloads reads an LTS file back into EntryPayloads that
-// SplitValid validates like freshly built ones. Schema writes the payload's
+// field. ReadFile (ReadPayloads of a file, at most FileLimit bytes) reads
+// an LTS file back into EntryPayloads that SplitValid validates like
+// freshly built ones. Schema writes the payload's
 // JSON Schema (draft 2020-12), reflected from the Go types and annotated
 // from the same `validate` tags; IndexTemplates writes the OpenSearch index
 // templates of the payload and KPI indices.

@@ -19,6 +19,25 @@ type rawPayload struct {
 	KPIs     map[string]models.KPIValue `json:"kpis"`
 }
 
+// FileLimit is the largest LTS file read (1 GiB). Every verb that reads
+// one (upload, regression, compare, visualize --history) reads it whole
+// through ReadFile, under this one limit.
+const FileLimit = 1 << 30
+
+// ReadFile reads the LTS file at path, at most FileLimit bytes, into
+// records as ReadPayloads does. Every error names the file: one that
+// cannot be read is an *fs.PathError (a missing file exits 4, InvalidInput;
+// a larger one wraps parsers.ErrTooLarge, a directory
+// parsers.ErrNotRegular), one that is not a JSON array of objects is
+// InvalidInput with its line.
+func ReadFile(path string, lookup Lookup) ([]EntryPayload, error) {
+	data, err := parsers.ReadLimited(path, FileLimit)
+	if err != nil {
+		return nil, exitcode.Input(err)
+	}
+	return ReadPayloads(path, data, lookup)
+}
+
 // ReadPayloads decodes an LTS file (the JSON array `parse --output-lts`
 // writes) named name into records, one per payload, each named
 // name[index]. Each payload's results are decoded into its workload's

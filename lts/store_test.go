@@ -3,9 +3,12 @@ package lts_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
@@ -163,4 +167,50 @@ func FuzzReadPayloads(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadFile: the one reader of an LTS file names the file in every
+// error, with the exit status a user sees: a missing file is invalid input
+// (4), one over FileLimit is refused before it is read, broken JSON names
+// its line.
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: the size is checked before a byte is read.
+	if err := os.Truncate(huge, lts.FileLimit+1); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.json")
+	if err := os.WriteFile(broken, []byte("[{\"metadata\": \n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.json")
+	tests := []struct {
+		name, path string
+		is         error
+		code       exitcode.Code
+		want       string
+	}{
+		{"missing", missing, fs.ErrNotExist, exitcode.InvalidInput, "open " + missing},
+		{"over the limit", huge, parsers.ErrTooLarge, exitcode.Failure, fmt.Sprintf("read %s: %d bytes, limit %d", huge, lts.FileLimit+1, lts.FileLimit)},
+		{"a directory", dir, parsers.ErrNotRegular, exitcode.Failure, dir},
+		{"broken JSON", broken, nil, exitcode.InvalidInput, broken + ":2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := lts.ReadFile(tt.path, piLookup)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Of(err) != tt.code || (tt.is != nil && !errors.Is(err, tt.is)) {
+				t.Errorf("ReadFile(%s) = %v (exit %d), want %q, exit %d, is %v", tt.path, err, exitcode.Of(err), tt.want, tt.code, tt.is)
+			}
+		})
+	}
+	records, err := lts.ReadFile("../testdata/golden/lts.json", piLookup)
+	if err != nil || len(records) != 8 || records[0].Path != "../testdata/golden/lts.json[0]" {
+		t.Errorf("the golden: %d records, %v", len(records), err)
+	}
 }

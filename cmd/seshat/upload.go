@@ -14,8 +14,9 @@ func newUploadCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "upload",
 		Short: "Store the LTS payloads of a results directory (or an LTS file) in the LTS store",
-		Long: `Parse a results directory (cached), or read the payloads parse --output-lts
-wrote, validate every payload strictly and store the valid ones in the LTS
+		Long: `Parse a results directory (cached) and/or read the payloads parse
+--output-lts wrote (given both, a run in both, by test_uuid, counts once),
+validate every payload strictly and store the valid ones in the LTS
 store: the embedded SQLite file by default, or OpenSearch (payload index and
 KPI index, bulk requests, retries). Re-uploading is idempotent: payloads are
 keyed by test_uuid. Invalid payloads are named (entry and field) and not
@@ -34,7 +35,7 @@ store URL (see --password-file), and are never printed.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.ResultsDir, "results-dir", "", "results directory to parse and upload")
-	f.StringVar(&o.LTSFile, "lts", "", "upload the payloads of this LTS file (parse --output-lts) instead")
+	f.StringVar(&o.LTSFile, "lts", "", "upload the payloads of this LTS file (parse --output-lts), with those of --results-dir if given")
 	f.StringVar(&o.Workload, "workload", "", "parse every entry with this workload instead of its `workload` setting")
 	f.StringVar(&o.Filters, "filters", "", "select entries by setting: key=v1:v2,key2=v (values read as YAML: 512 matches the number)")
 	addNoCacheFlag(f, &o.NoCache)

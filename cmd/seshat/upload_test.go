@@ -159,6 +159,28 @@ func TestUploadLTSFile(t *testing.T) {
 	}
 }
 
+// TestUploadBothInputs: --results-dir and --lts together upload both, as
+// every verb reads them: a run in both (the same test_uuid) once, the
+// results directory's.
+func TestUploadBothInputs(t *testing.T) {
+	t.Parallel()
+	dir := copyResults(t)
+	st := storeURL(t)
+	// The 4 gonum runs of the directory are the golden's first 4; its
+	// other 4 are not selected in the directory.
+	args := []string{"upload", "--results-dir", dir, "--filters", "backend=gonum", "--lts", "../../testdata/golden/lts.json", "--store", st}
+	r := runSeshat(t, nil, append(args, "--dry-run")...)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 8 || !strings.HasPrefix(lines[3], "matmul_batches/003__backend=gonum__repeat=2\t") ||
+		!strings.HasPrefix(lines[4], "../../testdata/golden/lts.json[4]\t") {
+		t.Fatalf("dry run: exit %d, want the directory's 4 runs then the file's 4 others:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runSeshat(t, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, "stored 8 payload(s) in "+st+": 8 new, 0 replaced") {
+		t.Errorf("upload: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 func TestUploadNothing(t *testing.T) {
 	t.Parallel()
 	dir := copyResults(t)
@@ -186,7 +208,6 @@ func TestUploadFlagErrors(t *testing.T) {
 		want string
 	}{
 		{"no input", nil, []string{"upload"}, "give --results-dir DIR or --lts FILE"},
-		{"both inputs", nil, []string{"upload", "--results-dir", "x", "--lts", "y"}, "exclude each other"},
 		{"missing LTS file", nil, []string{"upload", "--lts", "/nonexistent/lts.json"}, "--lts: open /nonexistent/lts.json"},
 		{"unknown store", nil, []string{"upload", "--lts", "../../testdata/golden/lts.json", "--store", "mysql://db"}, `store "mysql://db": unknown kind`},
 		{"password without user", map[string]string{"SESHAT_OPENSEARCH_PASSWORD": "pw"},

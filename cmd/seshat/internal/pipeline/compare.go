@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/seshat-bench/seshat/compare"
@@ -15,7 +14,6 @@ import (
 	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
-	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -62,7 +60,6 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 		}
 	}()
 	for i, path := range []string{o.A, o.B} {
-		var src compare.Source
 		if id, ok := strings.CutPrefix(path, compare.BuildPrefix); ok {
 			if id == "" {
 				return exitcode.Errorf(exitcode.InvalidInput, "compare: %q names no build", path)
@@ -77,15 +74,14 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 				}
 				store = s
 			}
-			src = compare.StoreBuild{Store: store, ID: id}
-		} else {
 			var err error
-			if src, err = compareSource(env, path, o.NoCache); err != nil {
+			if sides[i], err = (compare.StoreBuild{Store: store, ID: id}).Payloads(ctx); err != nil {
 				return err
 			}
+			continue
 		}
 		var err error
-		if sides[i], err = src.Payloads(ctx); err != nil {
+		if sides[i], err = compareSide(ctx, env, path, o.NoCache); err != nil {
 			return err
 		}
 	}
@@ -140,63 +136,23 @@ func compareSamples(p *models.Payload, kpi string) []float64 {
 	return sp.KPISamples(p, kpi)
 }
 
-// compareSource opens a side that is a path: a results directory, or an
-// LTS file.
-func compareSource(env Env, path string, noCache bool) (compare.Source, error) {
+// compareSide reads a side that is a path: a results directory, or an
+// LTS file (CurrentRuns).
+func compareSide(ctx context.Context, env Env, path string, noCache bool) ([]*models.Payload, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "compare: %w", err)
 	}
+	runs := CurrentRuns{LTSFile: path, LTSName: "compare"}
 	if st.IsDir() {
-		return dirSource{env: env, dir: path, noCache: noCache}, nil
+		runs = CurrentRuns{ResultsDir: path, NoCache: noCache}
 	}
-	if err := discoverWorkload(env, filepath.Dir(path)); err != nil {
-		return nil, err
-	}
-	return fileSource{env: env, path: path}, nil
-}
-
-type dirSource struct {
-	env     Env
-	dir     string
-	noCache bool
-}
-
-func (s dirSource) Name() string { return s.dir }
-
-func (s dirSource) Payloads(ctx context.Context) ([]*models.Payload, error) {
-	m, err := LoadMatrix(ctx, s.env, s.dir, "", "", s.noCache)
+	set, err := runs.Read(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(s.env.Stderr, "%s: %s\n", s.dir, m.Stats())
-	return lts.Payloads(buildPayloads(s.env, m)), nil
-}
-
-type fileSource struct {
-	env  Env
-	path string
-}
-
-func (s fileSource) Name() string { return s.path }
-
-func (s fileSource) Payloads(context.Context) ([]*models.Payload, error) {
-	data, err := parsers.ReadLimited(s.path, historyFileLimit)
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
+	if set.Stats != "" {
+		fmt.Fprintf(env.Stderr, "%s: %s\n", path, set.Stats)
 	}
-	records, err := lts.ReadPayloads(s.path, data, ltsLookup)
-	if err != nil {
-		return nil, exitcode.With(exitcode.InvalidInput, fmt.Errorf("compare: %w", err))
-	}
-	var out []*models.Payload
-	for _, r := range records {
-		for _, w := range r.Warnings {
-			s.env.logger().Warn(fmt.Sprintf("%s: %s: %s", s.path, r.Path, w))
-		}
-		if r.Payload != nil {
-			out = append(out, r.Payload)
-		}
-	}
-	return out, nil
+	return set.Payloads(), nil
 }

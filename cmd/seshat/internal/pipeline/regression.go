@@ -157,11 +157,10 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	start := time.Now()
-	cur, err := currentRuns(ctx, env, opts)
+	runs, current, entries, err := currentRuns(ctx, env, opts)
 	if err != nil {
 		return err
 	}
-	runs, current := cur.runs, cur.from
 	env.logger().Debug("regression: current runs read", "runs", len(runs), "took", time.Since(start))
 	if len(runs) == 0 {
 		return exitcode.Errorf(exitcode.NoData, "no current runs in %s", current)
@@ -209,7 +208,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	if opts.Confirm > 0 || opts.ConfirmAuto {
-		if rep, err = confirm(ctx, env, opts, rep, cur.entries, s, ropts); err != nil {
+		if rep, err = confirm(ctx, env, opts, rep, entries, s, ropts); err != nil {
 			return err
 		}
 	}
@@ -373,17 +372,16 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 // covers every test); re-runs can confirm a suspect. It returns the
 // parse's entries too, for the next round.
 func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history lts.Store, ropts regression.Options) (*regression.Report, map[string]*store.Entry, error) {
-	cur, err := currentRuns(ctx, env, opts)
+	runs, _, entries, err := currentRuns(ctx, env, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	runs := cur.runs
 	if ropts.Baseline != nil {
 		withSideLabel(ropts.Baseline, runs)
 	}
 	ropts.Rerun = true
 	rep, err := regression.Analyze(ctx, runs, history, ropts)
-	return rep, cur.entries, err
+	return rep, entries, err
 }
 
 // regressionStatus is the exit status of an analysis as an error: the one
@@ -497,77 +495,29 @@ func readAckFile(path string) ([]regression.Ack, error) {
 	return acks, nil
 }
 
-// currentSet is what currentRuns read: the runs, where they came from, and
-// for each run of the results directory what its parse read of it (what
-// --confirm needs to run its point again), by entry path.
-type currentSet struct {
-	runs    []regression.Run
-	from    string
-	entries map[string]*store.Entry
-}
-
-// currentRuns reads the current runs: the payloads of one lenient parse
-// (incomplete entries included, to be reported), and of the LTS file. It
-// also says where they came from.
-func currentRuns(ctx context.Context, env Env, opts RegressionOptions) (currentSet, error) {
-	var runs []regression.Run
-	var from []string
-	entries := map[string]*store.Entry{}
-	seen := map[string]bool{}
-	add := func(r regression.Run) {
-		if r.TestUUID != "" {
-			if seen[r.TestUUID] {
-				return
-			}
-			seen[r.TestUUID] = true
-		}
-		runs = append(runs, r)
+// currentRuns reads the current runs of the analysis (CurrentRuns):
+// every payload, and the incomplete entries too, to be reported; and says
+// where they came from. It returns the parse's entries, for --confirm.
+func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regression.Run, string, map[string]*store.Entry, error) {
+	set, err := CurrentRuns{ResultsDir: opts.ResultsDir, LTSFile: opts.LTSFile, Workload: opts.Workload, Filters: opts.Filters, NoCache: opts.NoCache}.Read(ctx, env)
+	if err != nil {
+		return nil, "", nil, err
 	}
-	if opts.ResultsDir != "" {
-		m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
-		if err != nil {
-			return currentSet{}, err
-		}
-		from = append(from, "results directory "+opts.ResultsDir)
-		for _, r := range buildPayloads(env, m) {
-			add(runOf(r, opts.Baseline != ""))
-		}
-		for _, e := range m.Entries {
-			entries[e.Path] = e
-			if !e.Complete {
-				problems := []string{"incomplete run, not parsed"}
-				if len(e.Warnings) > 0 {
-					problems = e.Warnings
-				}
-				add(regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems, Settings: settingsText(e.Settings)})
-			}
-		}
+	runs := make([]regression.Run, 0, len(set.Records)+len(set.Incomplete))
+	for _, r := range set.Records {
+		runs = append(runs, runOf(r, opts.Baseline != ""))
 	}
-	if opts.LTSFile != "" {
-		// A workload file beside the LTS file declares its workload.
-		if err := discoverWorkload(env, filepath.Dir(opts.LTSFile)); err != nil {
-			return currentSet{}, err
+	for _, e := range set.Incomplete {
+		problems := []string{"incomplete run, not parsed"}
+		if len(e.Warnings) > 0 {
+			problems = e.Warnings
 		}
-		data, err := parsers.ReadLimited(opts.LTSFile, parsers.DefaultLimit)
-		if err != nil {
-			return currentSet{}, exitcode.Input(fmt.Errorf("--lts: %w", err))
-		}
-		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
-		if err != nil {
-			return currentSet{}, fmt.Errorf("--lts: %w", err)
-		}
-		from = append(from, "LTS file "+opts.LTSFile)
-		for _, r := range records {
-			for _, w := range r.Warnings {
-				env.logger().Warn(r.Path + ": " + w)
-			}
-			add(runOf(r, opts.Baseline != ""))
-		}
+		runs = append(runs, regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems, Settings: settingsText(e.Settings)})
 	}
 	for _, note := range labelMergedSettings(runs) {
 		env.logger().Warn(note)
 	}
-	return currentSet{runs: runs, from: strings.Join(from, " and "), entries: entries}, nil
+	return runs, set.From, set.Entries, nil
 }
 
 // runOf is the current run of an entry's payload, with the per-iteration

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -65,8 +63,9 @@ func openStore(ctx context.Context, env Env, url string, conn StoreConnection) (
 
 // UploadOptions are the options of `seshat upload`.
 type UploadOptions struct {
-	// ResultsDir is parsed (cached) for payloads; or LTSFile, the output
-	// of `parse --output-lts`, is read. Exactly one is given.
+	// ResultsDir is parsed (cached) for payloads, LTSFile (the output of
+	// `parse --output-lts`) is read; with both, both are uploaded, a run in
+	// both once (CurrentRuns).
 	ResultsDir string
 	LTSFile    string
 	Workload   string
@@ -88,7 +87,7 @@ type UploadOptions struct {
 	Create bool
 }
 
-// Upload runs `seshat upload`: payloads from one parse (or an LTS file),
+// Upload runs `seshat upload`: payloads from one parse and/or an LTS file,
 // validated strictly; the valid ones are stored, in one upload per store,
 // and the invalid ones named, entry and field, after which the command
 // exits 4 — or 1 when a store failed: documents lost win. Nothing to
@@ -97,18 +96,24 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	if opts.Connection.BulkBytes < 0 {
 		return exitcode.Errorf(exitcode.InvalidInput, "--bulk-bytes %d: must be a number of bytes above 0", opts.Connection.BulkBytes)
 	}
-	records, source, err := uploadRecords(ctx, env, opts)
+	if opts.LTSFile != "" && opts.ResultsDir == "" && (opts.Filters != "" || opts.Workload != "") {
+		return exitcode.Errorf(exitcode.InvalidInput, "--filters and --workload apply to --results-dir, not to --lts")
+	}
+	set, err := CurrentRuns{ResultsDir: opts.ResultsDir, LTSFile: opts.LTSFile, Workload: opts.Workload, Filters: opts.Filters, NoCache: opts.NoCache}.Read(ctx, env)
 	if err != nil {
 		return err
 	}
+	if set.Stats != "" {
+		fmt.Fprintln(env.status(), set.Stats)
+	}
+	records := set.Records
 	if len(records) == 0 {
-		return exitcode.Errorf(exitcode.NoData, "nothing to upload: %s holds no complete run", source)
+		return exitcode.Errorf(exitcode.NoData, "nothing to upload: no complete run in %s", set.From)
 	}
 	valid, invalid := lts.SplitValid(records)
 	if invalid != nil {
 		invalid = fmt.Errorf("%d of %d payload(s) not uploaded: %w", len(records)-len(valid), len(records), invalid)
 	}
-	valid = uniqueRecords(env, valid)
 	payloads := lts.Payloads(valid)
 	targets, err := uploadTargets(opts)
 	if err != nil {
@@ -143,55 +148,6 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 		}
 	}
 	return invalid
-}
-
-// uploadRecords reads the payloads from the results directory or the LTS
-// file; source names it for messages.
-func uploadRecords(ctx context.Context, env Env, opts UploadOptions) ([]lts.EntryPayload, string, error) {
-	switch {
-	case opts.ResultsDir != "" && opts.LTSFile != "":
-		return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--results-dir and --lts exclude each other")
-	case opts.LTSFile != "":
-		if opts.Filters != "" || opts.Workload != "" {
-			return nil, "", exitcode.Errorf(exitcode.InvalidInput, "--filters and --workload apply to --results-dir, not to --lts")
-		}
-		// A workload file beside the LTS file declares its workload.
-		if err := discoverWorkload(env, filepath.Dir(opts.LTSFile)); err != nil {
-			return nil, "", err
-		}
-		data, err := os.ReadFile(opts.LTSFile)
-		if err != nil {
-			return nil, "", exitcode.Input(fmt.Errorf("--lts: %w", err))
-		}
-		records, err := lts.ReadPayloads(opts.LTSFile, data, ltsLookup)
-		return records, opts.LTSFile, err
-	case opts.ResultsDir != "":
-		m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
-		if err != nil {
-			return nil, "", err
-		}
-		records := buildPayloads(env, m)
-		fmt.Fprintln(env.status(), m.Stats())
-		return records, opts.ResultsDir, nil
-	}
-	return nil, "", exitcode.Errorf(exitcode.InvalidInput, "give --results-dir DIR or --lts FILE")
-}
-
-// uniqueRecords keeps one payload per test_uuid: two entries with the same
-// .uuid are a copied run directory, and the store would keep only the last.
-func uniqueRecords(env Env, records []lts.EntryPayload) []lts.EntryPayload {
-	seen := make(map[string]string, len(records))
-	out := make([]lts.EntryPayload, 0, len(records))
-	for _, r := range records {
-		id := r.Payload.Metadata.TestUUID
-		if first, dup := seen[id]; dup {
-			env.logger().Warn("same test_uuid as an earlier entry: not uploaded", "entry", r.Path, "test_uuid", id, "kept", first)
-			continue
-		}
-		seen[id] = r.Path
-		out = append(out, r)
-	}
-	return out
 }
 
 // uploadTarget is one store an upload writes to.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,9 +48,6 @@ type VisualizeOptions struct {
 	RegressionReport string
 	OutputDir        string
 }
-
-// historyFileLimit bounds a file of LTS payloads read whole as history.
-const historyFileLimit = 1 << 30
 
 // Visualize runs `seshat visualize`: check what is asked (unknown names
 // fail before any parsing), open the history, parse the results once, then
@@ -285,11 +283,10 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 		}, nil
 	}
 	path := strings.TrimPrefix(source, "file:")
-	data, err := parsers.ReadLimited(path, historyFileLimit)
-	if err != nil {
-		return nil, nop, exitcode.Input(fmt.Errorf("--history: %w", err))
+	records, err := lts.ReadFile(path, ltsLookup)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) { // not read: no hint about its content
+		return nil, nop, fmt.Errorf("--history: %w", err)
 	}
-	records, err := lts.ReadPayloads(path, data, ltsLookup)
 	if err != nil {
 		return nil, nop, fmt.Errorf("--history: %w (want a JSON array of LTS payloads, as seshat parse --output-lts writes)", err)
 	}
