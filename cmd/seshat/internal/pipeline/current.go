@@ -13,7 +13,8 @@ import (
 )
 
 // CurrentRuns names where a verb's current runs are: the one seam through
-// which upload, regression and compare read them.
+// which upload, regression and compare (a side that is a path) read them;
+// visualize reads its --history file with the same reader (readLTSFile).
 //
 //   - ResultsDir is parsed, with the cache unless NoCache, leniently:
 //     Workload and Filters select its entries (as for `seshat parse`; they
@@ -107,7 +108,7 @@ func (c CurrentRuns) Read(ctx context.Context, env Env) (CurrentSet, error) {
 		if err := discoverWorkload(env, filepath.Dir(c.LTSFile)); err != nil {
 			return CurrentSet{}, err
 		}
-		records, err := lts.ReadFile(c.LTSFile, ltsLookup)
+		records, err := readLTSFile(env, c.LTSFile)
 		if err != nil {
 			return CurrentSet{}, fmt.Errorf("%s: %w", name, err)
 		}

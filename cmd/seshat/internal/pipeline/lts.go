@@ -30,6 +30,12 @@ func ltsWorkloads() []lts.Workload {
 	return out
 }
 
+// readLTSFile reads an LTS file (lts.ReadFile) with the workloads env
+// knows: every verb's one way to read one.
+func readLTSFile(_ Env, path string) ([]lts.EntryPayload, error) {
+	return lts.ReadFile(path, ltsLookup)
+}
+
 // buildPayloads builds the payloads of a parsed matrix leniently and logs
 // the warnings met, each with its entry.
 func buildPayloads(env Env, m *store.Matrix) []lts.EntryPayload {

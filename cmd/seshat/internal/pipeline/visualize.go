@@ -283,7 +283,7 @@ func openHistory(ctx context.Context, env Env, source string, conn StoreConnecti
 		}, nil
 	}
 	path := strings.TrimPrefix(source, "file:")
-	records, err := lts.ReadFile(path, ltsLookup)
+	records, err := readLTSFile(env, path)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) { // not read: no hint about its content
 		return nil, nop, fmt.Errorf("--history: %w", err)
 	}
