@@ -22,6 +22,7 @@ import (
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 var (
@@ -147,7 +148,7 @@ func BenchmarkExplorer(b *testing.B) {
 	resetPeakRSS(b)
 	b.Run("index-read", func(b *testing.B) {
 		benchTimes(b, func() {
-			srv, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered, MaxAge: time.Hour})
+			srv, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -158,11 +159,11 @@ func BenchmarkExplorer(b *testing.B) {
 	})
 	// refreshing reads the index again in the background at every
 	// request: its pages are served while a read runs.
-	refreshing, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered, MaxAge: time.Nanosecond})
+	refreshing, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Nanosecond})
 	if err != nil {
 		b.Fatal(err)
 	}
-	warm, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered, MaxAge: time.Hour})
+	warm, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

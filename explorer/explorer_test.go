@@ -16,6 +16,7 @@ import (
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestAPIGolden: the JSON a script reads from each endpoint.
@@ -278,7 +279,7 @@ func TestOpenSearch(t *testing.T) {
 // down when its context is done.
 func TestServe(t *testing.T) {
 	t.Parallel()
-	h, err := explorer.New(explorer.Options{Store: sqliteStore(t, fixture()), Workloads: explorer.Registered})
+	h, err := explorer.New(explorer.Options{Store: sqliteStore(t, fixture()), Workloads: explorer.Registered(workloads.Builtin())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	_ "github.com/seshat-bench/seshat/lts/opensearch" // the http:// stores
 	_ "github.com/seshat-bench/seshat/lts/sqlite"     // the sqlite: stores
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads"
 	_ "github.com/seshat-bench/seshat/workloads/pi" // registers pi
 )
 
@@ -90,7 +91,7 @@ func serve(t testing.TB, s lts.Store, o explorer.Options) *httptest.Server {
 	t.Helper()
 	o.Store = s
 	if o.Workloads == nil {
-		o.Workloads = explorer.Registered
+		o.Workloads = explorer.Registered(workloads.Builtin())
 	}
 	h, err := explorer.New(o)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestStaleIndex: once the series index was read, a store that fails
@@ -18,7 +19,7 @@ func TestStaleIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := &failingStore{Store: sqliteStore(t, fixture())}
-	h, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered, MaxAge: time.Nanosecond})
+	h, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}

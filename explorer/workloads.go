@@ -7,23 +7,30 @@ import (
 	"github.com/seshat-bench/seshat/workloads"
 )
 
-// Registered describes a workload of the registry (workloads.Get): its
-// regression keys, which say what a series is, and its KPIs, the main one
-// first (workloads.MainKPIProvider), then those regression analysis
-// judges, then the others, each by name. It is what `seshat serve` passes
-// as Options.Workloads.
-func Registered(name string) (Workload, bool) {
-	w, ok := workloads.Get(name)
-	if !ok {
-		return Workload{}, false
+// Registered describes the workloads of r, as `seshat serve` passes them as
+// Options.Workloads.
+func Registered(r *workloads.Registry) func(name string) (Workload, bool) {
+	return func(name string) (Workload, bool) {
+		w, ok := r.Get(name)
+		if !ok {
+			return Workload{}, false
+		}
+		return describe(w), true
 	}
+}
+
+// describe says what the explorer needs of a workload: its regression
+// keys, which say what a series is, and its KPIs, the main one first
+// (workloads.MainKPIProvider), then those regression analysis judges, then
+// the others, each by name.
+func describe(w workloads.Workload) Workload {
 	var out Workload
 	if r, ok := w.(workloads.RegressionDefaults); ok {
 		out.Keys = r.RegressionKeys()
 	}
 	p, ok := w.(workloads.KPIProvider)
 	if !ok {
-		return out, true
+		return out
 	}
 	main := ""
 	if m, ok := w.(workloads.MainKPIProvider); ok {
@@ -45,5 +52,5 @@ func Registered(name string) (Workload, bool) {
 	for _, d := range defs {
 		out.KPIs = append(out.KPIs, d.Name)
 	}
-	return out, true
+	return out
 }

@@ -26,12 +26,12 @@ type KPIProvider interface {
 	PayloadResults() any
 }
 
-// KPIProviders returns the registered workloads that produce payloads,
-// sorted by name.
-func KPIProviders() []KPIProvider {
+// KPIProviders returns the workloads of r that produce payloads, sorted by
+// name.
+func (r *Registry) KPIProviders() []KPIProvider {
 	var out []KPIProvider
-	for _, name := range Names() {
-		w, _ := Get(name)
+	for _, name := range r.Names() {
+		w, _ := r.Get(name)
 		if p, ok := w.(KPIProvider); ok {
 			out = append(out, p)
 		}

@@ -10,11 +10,11 @@ type PlotProvider interface {
 	Plots() *plotting.Registry
 }
 
-// PlotProviders returns the registered workloads that draw, sorted by name.
-func PlotProviders() []PlotProvider {
+// PlotProviders returns the workloads of r that draw, sorted by name.
+func (r *Registry) PlotProviders() []PlotProvider {
 	var out []PlotProvider
-	for _, name := range Names() {
-		w, _ := Get(name)
+	for _, name := range r.Names() {
+		w, _ := r.Get(name)
 		if p, ok := w.(PlotProvider); ok {
 			out = append(out, p)
 		}

@@ -2,8 +2,8 @@ package workloads
 
 import (
 	"fmt"
-	"sort"
-	"sync"
+	"maps"
+	"slices"
 
 	"github.com/seshat-bench/seshat/store"
 )
@@ -13,66 +13,62 @@ type Workload interface {
 	store.Parser
 }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Workload{}
-)
+// builtin holds the workloads compiled in, filled by Register from the init
+// functions of workload packages and only read afterwards.
+var builtin = map[string]Workload{}
 
-// Register adds w under w.Name(). A duplicate name panics.
+// Register adds w under w.Name() to the built-in workloads, from an init
+// function. A duplicate name panics, as a programming error.
 func Register(w Workload) {
-	mu.Lock()
-	defer mu.Unlock()
 	name := w.Name()
-	if _, dup := registry[name]; dup {
+	if _, dup := builtin[name]; dup {
 		panic(fmt.Sprintf("workloads: %q registered twice", name))
 	}
-	registry[name] = w
+	builtin[name] = w
 }
 
-// Add registers w under w.Name() at run time (a workload file found beside
-// the results or named by a flag); a taken name is an error, not a panic.
-func Add(w Workload) error {
-	mu.Lock()
-	defer mu.Unlock()
+// Registry is the set of workloads a command knows, by name: the built-in
+// ones and the workload files it was given or found. A Registry is never
+// changed once built (With returns a new one), so one may be shared freely.
+type Registry struct {
+	byName map[string]Workload
+}
+
+// Builtin returns the registry of the built-in workloads (those registered
+// in init).
+func Builtin() *Registry {
+	return &Registry{byName: builtin}
+}
+
+// With returns a registry of r's workloads and w; r is left as it is. A
+// name r already holds is an error.
+func (r *Registry) With(w Workload) (*Registry, error) {
 	name := w.Name()
-	if _, dup := registry[name]; dup {
-		return fmt.Errorf("workload %q is already registered", name)
+	if _, dup := r.byName[name]; dup {
+		return nil, fmt.Errorf("workload %q is already registered", name)
 	}
-	registry[name] = w
-	return nil
+	m := maps.Clone(r.byName)
+	if m == nil {
+		m = map[string]Workload{}
+	}
+	m[name] = w
+	return &Registry{byName: m}, nil
 }
 
-// Remove unregisters a workload added at run time; tests that load a
-// workload file use it to leave the registry as they found it.
-func Remove(name string) {
-	mu.Lock()
-	defer mu.Unlock()
-	delete(registry, name)
-}
-
-// Get returns the workload registered under name.
-func Get(name string) (Workload, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	w, ok := registry[name]
+// Get returns the workload of that name.
+func (r *Registry) Get(name string) (Workload, bool) {
+	w, ok := r.byName[name]
 	return w, ok
 }
 
-// Names lists the registered workloads, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+// Names lists the workloads, sorted.
+func (r *Registry) Names() []string {
+	return slices.Sorted(maps.Keys(r.byName))
 }
 
 // Lookup adapts Get to store.Options.Lookup.
-func Lookup(name string) (store.Parser, bool) {
-	w, ok := Get(name)
+func (r *Registry) Lookup(name string) (store.Parser, bool) {
+	w, ok := r.Get(name)
 	if !ok {
 		return nil, false
 	}

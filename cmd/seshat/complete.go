@@ -20,7 +20,7 @@ import (
 // flagValues are the values shell completion offers for the enumerated
 // flags, by command and flag; "*" applies to every command with the flag.
 var flagValues = map[string]map[string]func() []string{
-	"*": {"workload": workloads.Names},
+	"*": {"workload": func() []string { return workloads.Builtin().Names() }},
 	"changepoints": {
 		"method": pipeline.ChangePointMethods,
 		"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} },
@@ -32,7 +32,7 @@ var flagValues = map[string]map[string]func() []string{
 	"check":      {"format": func() []string { return []string{pipeline.FormatText, pipeline.FormatJSON} }}, // host check
 	"history":    {"format": func() []string { return []string{pipeline.FormatTable, pipeline.FormatJSON} }},
 	"kpis":       {"format": func() []string { return []string{pipeline.FormatOpenMetrics, pipeline.FormatJSON} }},
-	"visualize":  {"generate": pipeline.Generators, "history-axis": plotting.HistoryAxes},
+	"visualize":  {"generate": func() []string { return pipeline.Generators(workloads.Builtin()) }, "history-axis": plotting.HistoryAxes},
 }
 
 func executorNames() []string { return executors.Names }

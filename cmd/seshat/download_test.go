@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestDownload: the repository's results tree, served over HTTP, comes back
@@ -72,10 +70,7 @@ func TestDownload(t *testing.T) {
 // fetched first and tells which files its runs need: those it declares
 // (one below an artifact directory glob), not the others.
 func TestDownloadDeclaredWorkload(t *testing.T) {
-	// Not parallel: the download registers download_toy in this process;
-	// it is gone before the parallel tests (the dashboards golden, the
-	// list of reports) look at the registry.
-	t.Cleanup(func() { workloads.Remove("download_toy") })
+	t.Parallel()
 	spec, err := os.ReadFile("../../workloads/declared/testdata/good.yaml")
 	if err != nil {
 		t.Fatal(err)

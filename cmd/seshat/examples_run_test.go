@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/seshat-bench/seshat/workloads"
 )
 
 const examplesDir = "../../examples"
@@ -30,9 +28,6 @@ func TestExamplesRunParseUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example")
 	}
-	// The llm-serving runs register its workload in this process: leave the
-	// registry as the other tests expect it.
-	t.Cleanup(func() { workloads.Remove("llm_serving") })
 	files := benchmarkFiles(t)
 	examples, err := filepath.Abs(examplesDir)
 	if err != nil {

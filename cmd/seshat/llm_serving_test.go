@@ -9,7 +9,6 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/internal/openmetricstest"
-	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestLLMServingWorkloadFile drives examples/llm-serving end to end: a
@@ -19,14 +18,12 @@ import (
 // slower per token, judged by `seshat regression` (exit 2), drawn by
 // `seshat visualize` and the pages opened in headless Chromium.
 func TestLLMServingWorkloadFile(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"sh", "awk", "date"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not found: the example's load generator is a shell script", tool)
 		}
 	}
-	// The runs register llm_serving in this process: leave the registry as
-	// the other tests expect it.
-	t.Cleanup(func() { workloads.Remove("llm_serving") })
 	benchmark, err := filepath.Abs("../../examples/llm-serving/benchmark.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,8 @@ import (
 	"github.com/seshat-bench/seshat/internal/version"
 	_ "github.com/seshat-bench/seshat/lts/opensearch" // registers the http(s):// stores
 	_ "github.com/seshat-bench/seshat/lts/sqlite"     // registers the sqlite: store
-	_ "github.com/seshat-bench/seshat/workloads/pi"   // registers the pi workload
+	"github.com/seshat-bench/seshat/workloads"
+	_ "github.com/seshat-bench/seshat/workloads/pi" // registers the pi workload
 )
 
 // globals is what every verb receives: the process, the resolved settings
@@ -29,16 +30,20 @@ type globals struct {
 	configPath string
 	// workloadFile is --workload-file: a workload.yaml to register.
 	workloadFile string
-	verbose      bool
-	quiet        bool
-	settings     *config.Settings
-	log          *slog.Logger
+	// workloads are the built-in workloads and workloadFile's, once setup
+	// has run (nil before: the built-in ones).
+	workloads *workloads.Registry
+	verbose   bool
+	quiet     bool
+	settings  *config.Settings
+	log       *slog.Logger
 }
 
 // env is the pipeline's view of the process.
 func (g *globals) env() pipeline.Env {
 	e := pipeline.Env{Stdout: g.p.stdout, Stderr: g.p.stderr, Log: g.log, Terminal: g.p.stderrTTY,
-		TermWidth: g.p.stderrWidth, Environ: redact.Environ(g.p.environ), Quiet: g.quiet, Host: g.p.host}
+		TermWidth: g.p.stderrWidth, Environ: redact.Environ(g.p.environ), Quiet: g.quiet, Host: g.p.host,
+		Workloads: g.workloads}
 	if g.settings != nil { // nil for the children seshat runs in itself (childSetup)
 		e.ResultsBaseURL = g.settings.ResultsBaseURL
 	}
@@ -172,9 +177,9 @@ func (g *globals) setup(cmd *cobra.Command) error {
 	g.settings = settings
 	g.log = logging.New(g.p.stderr, g.verbose, g.quiet)
 	if needsConfig(cmd) {
-		return pipeline.UseWorkloadFile(g.workloadFile)
+		g.workloads, err = pipeline.Workloads(g.workloadFile)
 	}
-	return nil
+	return err
 }
 
 // addNoCacheFlag declares --no-cache, of every verb that parses a results

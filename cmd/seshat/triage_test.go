@@ -15,6 +15,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // TestRegressionHonoursTriage: a regression stored by --store-results and
@@ -76,7 +77,7 @@ func TestTriageInChromium(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("first analysis: exit %d (want 2)\n%s", r.code, r.stderr)
 	}
-	h, err := explorer.New(explorer.Options{Store: ltstest.Open(t, url, lts.StoreOptions{}), Workloads: explorer.Registered, AllowTriage: true})
+	h, err := explorer.New(explorer.Options{Store: ltstest.Open(t, url, lts.StoreOptions{}), Workloads: explorer.Registered(workloads.Builtin()), AllowTriage: true})
 	if err != nil {
 		t.Fatal(err)
 	}

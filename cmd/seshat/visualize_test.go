@@ -305,7 +305,7 @@ func goldenHistoryDB(t *testing.T) string {
 		t.Fatal(err)
 	}
 	records, err := lts.ReadPayloads("lts.json", data, func(name string) (lts.Workload, bool) {
-		w, ok := workloads.Get(name)
+		w, ok := workloads.Builtin().Get(name)
 		if !ok {
 			return nil, false
 		}

@@ -23,7 +23,7 @@ type kpiLabel = kpi.Label
 func registered(t *testing.T) []lts.Workload {
 	t.Helper()
 	var ws []lts.Workload
-	for _, p := range workloads.KPIProviders() {
+	for _, p := range workloads.Builtin().KPIProviders() {
 		ws = append(ws, p)
 	}
 	if len(ws) < 2 {

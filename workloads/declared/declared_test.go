@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/internal/workloadtest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/bad")
@@ -222,18 +224,28 @@ func TestCacheFollowsTheWorkloadFile(t *testing.T) {
 // TestRegisterTwice: loading the same file again is harmless; another
 // file with the same name, or pi's name, is refused.
 func TestRegisterTwice(t *testing.T) {
+	t.Parallel()
 	data := []byte(strings.Replace(mustRead(t, "testdata/good.yaml"), "name: toy_server", "name: toy_register", 1))
 	w1, _ := New("a.yaml", data)
 	w2, _ := New("b.yaml", data)
-	if _, err := Register(w1); err != nil {
+	builtin := workloads.Builtin()
+	r, _, err := Register(builtin, w1)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Register(w2); err != nil || got != w1 {
+	if _, ok := builtin.Get(w1.Name()); ok {
+		t.Errorf("Register changed the registry it was given")
+	}
+	if again, got, err := Register(r, w2); err != nil || got != w1 || again != r {
 		t.Errorf("same content again: %v %v", got, err)
 	}
 	other, _ := New("c.yaml", append(data, []byte("description: other\n")...))
-	if _, err := Register(other); err == nil || !strings.Contains(err.Error(), "already defined by a.yaml") {
+	if _, _, err := Register(r, other); err == nil || !strings.Contains(err.Error(), "already defined by a.yaml") {
 		t.Errorf("a different file: %v", err)
+	}
+	piFile, _ := New("pi.yaml", []byte(strings.Replace(string(data), "name: toy_register", "name: "+workloadtest.Name, 1)))
+	if _, _, err := Register(r, piFile); err == nil || !strings.Contains(err.Error(), "already defined by a built-in workload") {
+		t.Errorf("a built-in's name: %v", err)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
@@ -31,58 +30,55 @@ func Load(path string) (*Workload, error) {
 	return w, nil
 }
 
-// registerMu makes Register's look-up and add one step.
-var registerMu sync.Mutex
-
-// Register adds w to the workloads registry and returns the workload
-// registered under its name: w, or an earlier load of the same content
-// (loading a file twice is harmless). A name taken by another workload (pi,
-// or a different file) is InvalidInput.
-func Register(w *Workload) (*Workload, error) {
-	registerMu.Lock()
-	defer registerMu.Unlock()
-	if old, ok := workloads.Get(w.Name()); ok {
+// Register returns r with w added, and the workload r then holds under
+// w's name: w, or an earlier load of the same content (loading a file twice
+// is harmless, and leaves r as it is). A name taken by another workload
+// (pi, or a different file) is InvalidInput.
+func Register(r *workloads.Registry, w *Workload) (*workloads.Registry, *Workload, error) {
+	if old, ok := r.Get(w.Name()); ok {
 		if o, isDeclared := old.(*Workload); isDeclared && o.Hash == w.Hash {
-			return o, nil
+			return r, o, nil
 		}
 		what := "a built-in workload"
 		if o, isDeclared := old.(*Workload); isDeclared {
 			what = o.Source
 		}
-		return nil, exitcode.Errorf(exitcode.InvalidInput, "%s: workload %q is already defined by %s", w.Source, w.Name(), what)
+		return nil, nil, exitcode.Errorf(exitcode.InvalidInput, "%s: workload %q is already defined by %s", w.Source, w.Name(), what)
 	}
-	if err := workloads.Add(w); err != nil {
-		return nil, exitcode.With(exitcode.InvalidInput, fmt.Errorf("%s: %w", w.Source, err))
+	grown, err := r.With(w)
+	if err != nil {
+		return nil, nil, exitcode.With(exitcode.InvalidInput, fmt.Errorf("%s: %w", w.Source, err))
 	}
-	return w, nil
+	return grown, w, nil
 }
 
-// Use loads the workload file at path and registers it.
-func Use(path string) (*Workload, error) {
+// Use loads the workload file at path and returns r with it added (see
+// Register).
+func Use(r *workloads.Registry, path string) (*workloads.Registry, *Workload, error) {
 	w, err := Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Register(w)
+	return Register(r, w)
 }
 
-// Discover registers the workload file at the top of a results directory,
-// when there is one; nil, nil when there is none.
-func Discover(resultsDir string) (*Workload, error) {
+// Discover adds the workload file at the top of a results directory, when
+// there is one, to r; r and a nil workload when there is none.
+func Discover(r *workloads.Registry, resultsDir string) (*workloads.Registry, *Workload, error) {
 	path := filepath.Join(resultsDir, FileName)
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// No workload file; a results "directory" that is not one is
 			// the verb's to report.
-			return nil, nil
+			return r, nil, nil
 		}
-		return nil, fmt.Errorf("workload file: %w", err)
+		return nil, nil, fmt.Errorf("workload file: %w", err)
 	}
-	return Use(path)
+	return Use(r, path)
 }
 
 // MustRegisterBuiltin registers a workload file embedded in the binary (an
-// importer's), from an init function: a broken one panics, as a programming
+// importer's) among the built-in workloads, from an init function: a broken one panics, as a programming
 // error.
 func MustRegisterBuiltin(source string, data []byte) *Workload {
 	w, err := New(source, data)

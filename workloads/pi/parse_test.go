@@ -37,7 +37,7 @@ func copyResults(t *testing.T) string {
 
 func load(t *testing.T, opts store.Options) *store.Matrix {
 	t.Helper()
-	opts.Lookup = workloads.Lookup
+	opts.Lookup = workloads.Builtin().Lookup
 	m, err := store.Load(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

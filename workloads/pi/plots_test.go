@@ -19,7 +19,7 @@ import (
 
 func TestPlotProvider(t *testing.T) {
 	t.Parallel()
-	w, ok := workloads.Get(Name)
+	w, ok := workloads.Builtin().Get(Name)
 	if !ok {
 		t.Fatal("pi is not registered")
 	}

@@ -33,7 +33,7 @@ func writeRun(dir, settings, report string, exitCode int) error {
 // lookup finds a registered workload that produces payloads, as the seshat
 // verbs do.
 func lookup(name string) (lts.Workload, bool) {
-	w, ok := workloads.Get(name)
+	w, ok := workloads.Builtin().Get(name)
 	if !ok {
 		return nil, false
 	}
@@ -44,7 +44,7 @@ func lookup(name string) (lts.Workload, bool) {
 // payloads parses a results directory and builds its LTS payloads, the
 // work of `seshat parse --output-lts`.
 func payloads(results string) ([]lts.EntryPayload, error) {
-	m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Lookup})
+	m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Builtin().Lookup})
 	if err != nil {
 		return nil, err
 	}

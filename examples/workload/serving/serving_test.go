@@ -40,7 +40,7 @@ func FuzzReport(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "report.json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Lookup, NoCache: true, Workers: 1})
+		m, err := store.Load(context.Background(), store.Options{ResultsDir: results, Lookup: workloads.Builtin().Lookup, NoCache: true, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,11 +81,11 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 			continue
 		}
 		var err error
-		if sides[i], err = compareSide(ctx, env, path, o.NoCache); err != nil {
+		if sides[i], err = compareSide(ctx, &env, path, o.NoCache); err != nil {
 			return err
 		}
 	}
-	t := compare.Build(sides[0], sides[1], [2]string{o.A, o.B}, compare.Options{Keys: compareKeys, Definition: kpiDefinition, Samples: compareSamples})
+	t := compare.Build(sides[0], sides[1], [2]string{o.A, o.B}, compare.Options{Keys: env.compareKeys, Definition: env.kpiDefinition, Samples: env.compareSamples})
 	shared := 0
 	for _, kt := range t.KPIs {
 		for _, r := range kt.Rows {
@@ -109,8 +109,8 @@ func Compare(ctx context.Context, env Env, o CompareOptions) error {
 
 // compareKeys are the labels left out of a compared entry's identity: the
 // workload's comparison and ignored keys.
-func compareKeys(workload string) []string {
-	w, ok := workloads.Get(workload)
+func (e Env) compareKeys(workload string) []string {
+	w, ok := e.registry().Get(workload)
 	if !ok {
 		return nil
 	}
@@ -124,8 +124,8 @@ func compareKeys(workload string) []string {
 
 // compareSamples are the per-iteration samples behind a KPI value of a
 // run, from its workload when it can give them (workloads.SampleProvider).
-func compareSamples(p *models.Payload, kpi string) []float64 {
-	w, ok := workloads.Get(p.Metadata.Workload)
+func (e Env) compareSamples(p *models.Payload, kpi string) []float64 {
+	w, ok := e.registry().Get(p.Metadata.Workload)
 	if !ok {
 		return nil
 	}
@@ -137,8 +137,9 @@ func compareSamples(p *models.Payload, kpi string) []float64 {
 }
 
 // compareSide reads a side that is a path: a results directory, or an
-// LTS file (CurrentRuns).
-func compareSide(ctx context.Context, env Env, path string, noCache bool) ([]*models.Payload, error) {
+// LTS file (CurrentRuns). The workload files found there join env's
+// workloads.
+func compareSide(ctx context.Context, env *Env, path string, noCache bool) ([]*models.Payload, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "compare: %w", err)

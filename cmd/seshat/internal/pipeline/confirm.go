@@ -154,7 +154,7 @@ func confirmRuns(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 		return did, exitcode.Errorf(exitcode.InvalidInput,
 			"--confirm: which benchmark file made these runs? give --benchmark (their config.yaml names none that exists)")
 	}
-	all, err := expandBenchmark(env, benchmark, nil)
+	all, err := expandBenchmark(&env, benchmark, nil)
 	if err != nil {
 		return did, fmt.Errorf("--confirm: %w", err)
 	}

@@ -55,8 +55,9 @@ type CurrentSet struct {
 // Payloads are the payloads of the records that have one.
 func (s CurrentSet) Payloads() []*models.Payload { return lts.Payloads(s.Records) }
 
-// Read reads the current runs, logging each record's warnings.
-func (c CurrentRuns) Read(ctx context.Context, env Env) (CurrentSet, error) {
+// Read reads the current runs, logging each record's warnings. The
+// workload files found beside them join env's workloads.
+func (c CurrentRuns) Read(ctx context.Context, env *Env) (CurrentSet, error) {
 	if c.ResultsDir == "" && c.LTSFile == "" {
 		return CurrentSet{}, exitcode.Errorf(exitcode.InvalidInput, "give --results-dir DIR or --lts FILE")
 	}
@@ -91,7 +92,7 @@ func (c CurrentRuns) Read(ctx context.Context, env Env) (CurrentSet, error) {
 		}
 		from = append(from, "results directory "+c.ResultsDir)
 		set.Stats = m.Stats().String()
-		add(buildPayloads(env, m), 0)
+		add(buildPayloads(*env, m), 0)
 		for _, e := range m.Entries {
 			set.Entries[e.Path] = e
 			if !e.Complete {
@@ -108,7 +109,7 @@ func (c CurrentRuns) Read(ctx context.Context, env Env) (CurrentSet, error) {
 		if err := discoverWorkload(env, filepath.Dir(c.LTSFile)); err != nil {
 			return CurrentSet{}, err
 		}
-		records, err := readLTSFile(env, c.LTSFile)
+		records, err := readLTSFile(*env, c.LTSFile)
 		if err != nil {
 			return CurrentSet{}, fmt.Errorf("%s: %w", name, err)
 		}

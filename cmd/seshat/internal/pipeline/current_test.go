@@ -107,7 +107,7 @@ func TestCurrentRunsRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			te := newTestEnv()
-			set, err := tt.runs.Read(context.Background(), te.env)
+			set, err := tt.runs.Read(context.Background(), &te.env)
 			if tt.errText != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errText) || exitcode.Of(err) != tt.code || (tt.err != nil && !errors.Is(err, tt.err)) {
 					t.Fatalf("Read = %v (exit %d), want %q, exit %d, wrapping %v", err, exitcode.Of(err), tt.errText, tt.code, tt.err)

@@ -24,7 +24,7 @@ type DashboardsOptions struct {
 // Dashboards runs `seshat dashboards`: OpenSearch Dashboards saved objects
 // for the KPIs of every registered workload, ready for the import API.
 func Dashboards(env Env, opts DashboardsOptions) error {
-	objects, warnings, err := dashboards.Build(ltsWorkloads(), dashboards.Options{
+	objects, warnings, err := dashboards.Build(env.ltsWorkloads(), dashboards.Options{
 		Index: opts.Index, ComparisonKeys: opts.ComparisonKeys, TimeFrom: opts.TimeFrom,
 	})
 	if err != nil {

@@ -46,8 +46,8 @@ func Download(ctx context.Context, env Env, o DownloadOptions) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "--max-file-size %q: not a size (1GiB, 500MB, 0 for no limit)", o.MaxFileSize)
 	}
 	if o.Workload != "" {
-		if _, ok := workloads.Get(o.Workload); !ok {
-			return exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %s)", o.Workload, strings.Join(workloads.Names(), ", "))
+		if _, ok := env.registry().Get(o.Workload); !ok {
+			return exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %s)", o.Workload, strings.Join(env.registry().Names(), ", "))
 		}
 	}
 	opts := download.Options{
@@ -55,8 +55,8 @@ func Download(ctx context.Context, env Env, o DownloadOptions) error {
 		Log: env.logger(),
 		Declared: func(dir string) (download.FileSet, error) {
 			// A workload.yaml at the top of the tree has just arrived.
-			err := discoverWorkload(env, dir)
-			return declaredFiles(o.Workload), err
+			err := discoverWorkload(&env, dir)
+			return declaredFiles(env.registry(), o.Workload), err
 		},
 	}
 	if !env.Quiet {
@@ -91,18 +91,18 @@ func Download(ctx context.Context, env Env, o DownloadOptions) error {
 // the workload its settings name (or the one --workload names); for a run
 // naming none or an unknown one, those of every workload known, with a
 // warning.
-func declaredFiles(override string) download.FileSet {
+func declaredFiles(reg *workloads.Registry, override string) download.FileSet {
 	return func(settings models.Settings) ([]download.Pattern, error) {
 		name := override
 		if name == "" {
 			name, _ = settings["workload"].(string)
 		}
-		if w, ok := workloads.Get(name); ok {
+		if w, ok := reg.Get(name); ok {
 			return download.Patterns(w), nil
 		}
 		var all []download.Pattern
-		for _, n := range workloads.Names() {
-			w, _ := workloads.Get(n)
+		for _, n := range reg.Names() {
+			w, _ := reg.Get(n)
 			all = append(all, download.Patterns(w)...)
 		}
 		if name == "" {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/seshat-bench/seshat/runner/host"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 // Env is the process as a pipeline call sees it, with the settings that
@@ -30,6 +31,18 @@ type Env struct {
 	// Host is the machine's /proc and /sys, where `host check` looks and
 	// what `run` records around each run (the zero value: this machine's).
 	Host host.Host
+	// Workloads are the workloads the command knows (Workloads builds
+	// them: the built-in ones and --workload-file); a verb adds those of
+	// the workload files it finds to its own copy (nil: the built-in ones).
+	Workloads *workloads.Registry
+}
+
+// registry is e.Workloads, or the built-in workloads when it is nil.
+func (e Env) registry() *workloads.Registry {
+	if e.Workloads == nil {
+		return workloads.Builtin()
+	}
+	return e.Workloads
 }
 
 // status is where status lines go (parse statistics, summaries): stderr,

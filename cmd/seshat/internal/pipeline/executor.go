@@ -70,7 +70,7 @@ func RunPoint(ctx context.Context, env Env, o RunPointOptions) error {
 		env.Log.Warn("hwinfo: " + w)
 	}
 	po := runner.PointOptions{Dir: o.Dir, Timeout: o.Timeout, Self: self, Python: o.Python,
-		Lookup: lookupRunner, HWInfo: hw, Env: env.Environ}
+		Lookup: env.lookupRunner, HWInfo: hw, Env: env.Environ}
 	if o.Scheduler.Executor != "" {
 		po.Scheduler = &o.Scheduler
 	}

@@ -85,7 +85,7 @@ func History(ctx context.Context, env Env, opts HistoryOptions) error {
 			enc.SetIndent("", "  ")
 			return enc.Encode(records)
 		}
-		return report.WriteHistoryTable(w, records, ltsLookup)
+		return report.WriteHistoryTable(w, records, env.ltsLookup)
 	})
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)

@@ -44,7 +44,7 @@ func KPIs(ctx context.Context, env Env, opts KPIsOptions) error {
 	if format != FormatOpenMetrics && format != FormatJSON {
 		return exitcode.Errorf(exitcode.InvalidInput, "--format: %q is not %s or %s", opts.Format, FormatOpenMetrics, FormatJSON)
 	}
-	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	m, err := LoadMatrix(ctx, &env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
 	}

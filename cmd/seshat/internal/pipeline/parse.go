@@ -9,7 +9,6 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/store"
-	"github.com/seshat-bench/seshat/workloads"
 )
 
 // ParseOptions are the options of `seshat parse`.
@@ -25,8 +24,9 @@ type ParseOptions struct {
 	NoCache   bool
 }
 
-// LoadMatrix parses a results directory with the registered workloads.
-func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters string, noCache bool) (*store.Matrix, error) {
+// LoadMatrix parses a results directory with env's workloads, to which it
+// adds the workload file at the top of the directory, if any.
+func LoadMatrix(ctx context.Context, env *Env, resultsDir, workload, filters string, noCache bool) (*store.Matrix, error) {
 	if resultsDir == "" {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--results-dir is required")
 	}
@@ -38,8 +38,8 @@ func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters stri
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--filters: %w", err)
 	}
 	if workload != "" {
-		if _, ok := workloads.Get(workload); !ok {
-			return nil, exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %v)", workload, workloads.Names())
+		if _, ok := env.registry().Get(workload); !ok {
+			return nil, exitcode.Errorf(exitcode.InvalidInput, "--workload: unknown workload %q (known: %v)", workload, env.registry().Names())
 		}
 	}
 	return store.Load(ctx, store.Options{
@@ -48,7 +48,7 @@ func LoadMatrix(ctx context.Context, env Env, resultsDir, workload, filters stri
 		Filters:    f,
 		NoCache:    noCache,
 		BaseURL:    env.ResultsBaseURL,
-		Lookup:     workloads.Lookup,
+		Lookup:     env.registry().Lookup,
 		Log:        env.Log,
 	})
 }
@@ -62,7 +62,7 @@ func Parse(ctx context.Context, env Env, opts ParseOptions) error {
 	if opts.OutputMatrix == "-" && opts.OutputLTS == "-" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--output-matrix and --output-lts cannot both write to stdout")
 	}
-	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	m, err := LoadMatrix(ctx, &env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	start := time.Now()
-	runs, current, entries, err := currentRuns(ctx, env, opts)
+	runs, current, entries, err := currentRuns(ctx, &env, opts)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 			return err
 		}
 	}
-	keys, err := regressionKeys(opts, runs)
+	keys, err := regressionKeys(env, opts, runs)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "--store-results stores the results in the history store: give --history with --baseline")
 	}
 	ropts := regression.Options{
-		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: kpiDefinition,
+		Method: method, Gate: opts.Gate, Keys: func(w string) regression.Keys { return keys[w] }, Definition: env.kpiDefinition,
 		KPIFilter: opts.KPIFilter, Acks: acks, FailOnRegression: opts.FailOnRegression, FailOnImprovement: opts.FailOnImprovement,
 		BatchValues: opts.BatchValues, Baseline: baseline, AllowNoHistory: opts.AllowNoHistory,
 	}
@@ -372,7 +372,7 @@ func confirmAuto(ctx context.Context, env Env, opts RegressionOptions, rep *regr
 // covers every test); re-runs can confirm a suspect. It returns the
 // parse's entries too, for the next round.
 func analyzeAgain(ctx context.Context, env Env, opts RegressionOptions, history lts.Store, ropts regression.Options) (*regression.Report, map[string]*store.Entry, error) {
-	runs, _, entries, err := currentRuns(ctx, env, opts)
+	runs, _, entries, err := currentRuns(ctx, &env, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -497,15 +497,16 @@ func readAckFile(path string) ([]regression.Ack, error) {
 
 // currentRuns reads the current runs of the analysis (CurrentRuns):
 // every payload, and the incomplete entries too, to be reported; and says
-// where they came from. It returns the parse's entries, for --confirm.
-func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regression.Run, string, map[string]*store.Entry, error) {
+// where they came from. It returns the parse's entries, for --confirm. The
+// workload files found beside the runs join env's workloads.
+func currentRuns(ctx context.Context, env *Env, opts RegressionOptions) ([]regression.Run, string, map[string]*store.Entry, error) {
 	set, err := CurrentRuns{ResultsDir: opts.ResultsDir, LTSFile: opts.LTSFile, Workload: opts.Workload, Filters: opts.Filters, NoCache: opts.NoCache}.Read(ctx, env)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	runs := make([]regression.Run, 0, len(set.Records)+len(set.Incomplete))
 	for _, r := range set.Records {
-		runs = append(runs, runOf(r, opts.Baseline != ""))
+		runs = append(runs, runOf(*env, r, opts.Baseline != ""))
 	}
 	for _, e := range set.Incomplete {
 		problems := []string{"incomplete run, not parsed"}
@@ -522,7 +523,7 @@ func currentRuns(ctx context.Context, env Env, opts RegressionOptions) ([]regres
 
 // runOf is the current run of an entry's payload, with the per-iteration
 // samples of its KPIs when asked (an A/B analysis).
-func runOf(r lts.EntryPayload, samples bool) regression.Run {
+func runOf(env Env, r lts.EntryPayload, samples bool) regression.Run {
 	run := regression.Run{Path: r.Path, Problems: r.Warnings}
 	if p := r.Payload; p != nil {
 		run.Record = lts.RecordOf(p)
@@ -533,7 +534,7 @@ func runOf(r lts.EntryPayload, samples bool) regression.Run {
 		}
 		if samples {
 			for name := range run.Values {
-				if s := compareSamples(p, name); len(s) > 0 {
+				if s := env.compareSamples(p, name); len(s) > 0 {
 					if run.Samples == nil {
 						run.Samples = map[string][]float64{}
 					}
@@ -547,7 +548,7 @@ func runOf(r lts.EntryPayload, samples bool) regression.Run {
 
 // regressionKeys resolves the keys of each workload of the runs: the
 // workload's defaults under the keys the user set (regression.Keys.Or).
-func regressionKeys(opts RegressionOptions, runs []regression.Run) (map[string]regression.Keys, error) {
+func regressionKeys(env Env, opts RegressionOptions, runs []regression.Run) (map[string]regression.Keys, error) {
 	if _, err := opts.Keys.Filters(); err != nil {
 		return nil, exitcode.Errorf(exitcode.InvalidInput, "--ignored-entries: %w", err)
 	}
@@ -557,7 +558,7 @@ func regressionKeys(opts RegressionOptions, runs []regression.Run) (map[string]r
 			continue
 		}
 		var defaults regression.Keys
-		if w, ok := workloads.Get(r.Workload); ok {
+		if w, ok := env.registry().Get(r.Workload); ok {
 			if rd, ok := w.(workloads.RegressionDefaults); ok {
 				defaults = rd.RegressionKeys()
 			}
@@ -568,8 +569,8 @@ func regressionKeys(opts RegressionOptions, runs []regression.Run) (map[string]r
 }
 
 // kpiDefinition finds a KPI's definition in its workload's catalog.
-func kpiDefinition(workload, name string) (kpi.Definition, bool) {
-	w, ok := workloads.Get(workload)
+func (e Env) kpiDefinition(workload, name string) (kpi.Definition, bool) {
+	w, ok := e.registry().Get(workload)
 	if !ok {
 		return kpi.Definition{}, false
 	}

@@ -64,10 +64,11 @@ type workloadError struct{ msg string }
 func (e *workloadError) Error() string      { return "setting workload: " + e.msg }
 func (e *workloadError) SettingKey() string { return "workload" }
 
-func lookupRunner(name string) (workloads.Runner, error) {
-	w, ok := workloads.Get(name)
+// lookupRunner finds the workload of e that runs points of that name.
+func (e Env) lookupRunner(name string) (workloads.Runner, error) {
+	w, ok := e.registry().Get(name)
 	if !ok {
-		return nil, &workloadError{fmt.Sprintf("unknown workload %q (known: %s)", name, strings.Join(workloads.Names(), ", "))}
+		return nil, &workloadError{fmt.Sprintf("unknown workload %q (known: %s)", name, strings.Join(e.registry().Names(), ", "))}
 	}
 	r, ok := w.(workloads.Runner)
 	if !ok {
@@ -77,11 +78,11 @@ func lookupRunner(name string) (workloads.Runner, error) {
 }
 
 // settingsReader asks each point's workload which settings it reads.
-type settingsReader struct{}
+type settingsReader struct{ env Env }
 
-func (settingsReader) Reads(s map[string]any) ([]string, bool) {
+func (rd settingsReader) Reads(s map[string]any) ([]string, bool) {
 	name, _ := s["workload"].(string)
-	r, err := lookupRunner(name)
+	r, err := rd.env.lookupRunner(name)
 	if err != nil {
 		return nil, true // reported by the check of the workload setting
 	}
@@ -92,10 +93,10 @@ func (settingsReader) Reads(s map[string]any) ([]string, bool) {
 	return sr.ReadsSettings(s), false
 }
 
-func (settingsReader) Names() []string {
+func (rd settingsReader) Names() []string {
 	var names []string
-	for _, n := range workloads.Names() {
-		if w, _ := workloads.Get(n); w != nil {
+	for _, n := range rd.env.registry().Names() {
+		if w, _ := rd.env.registry().Get(n); w != nil {
 			if sr, ok := w.(workloads.SettingsReader); ok {
 				names = append(names, sr.SettingNames()...)
 			}
@@ -127,7 +128,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 	if _, err := pinnedCPUs(o); err != nil {
 		return err
 	}
-	points, err := expandBenchmark(env, o.Benchmark, o.Expe)
+	points, err := expandBenchmark(&env, o.Benchmark, o.Expe)
 	if err != nil {
 		return err
 	}
@@ -174,8 +175,9 @@ func pinnedCPUs(o RunOptions) ([]int, error) {
 }
 
 // expandBenchmark loads a benchmark file and expands the experiments named
-// (all but those starting with _ when none) into checked points.
-func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, error) {
+// (all but those starting with _ when none) into checked points. A workload
+// file beside it joins env's workloads.
+func expandBenchmark(env *Env, benchmark string, expe []string) ([]runner.Point, error) {
 	b, loadErr := runner.LoadBenchmark(benchmark)
 	if b == nil {
 		return nil, loadErr
@@ -193,7 +195,7 @@ func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, 
 		if !ok {
 			return &workloadError{fmt.Sprintf("must be a string, got %v", s["workload"])}
 		}
-		r, err := lookupRunner(name)
+		r, err := env.lookupRunner(name)
 		if err != nil {
 			return err
 		}
@@ -201,7 +203,7 @@ func expandBenchmark(env Env, benchmark string, expe []string) ([]runner.Point, 
 	}
 	// Every problem of the file at once, in file order: its shape, the
 	// settings no run reads, and what the workloads refuse.
-	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{})
+	unknown := runner.CheckSettings(b, exps, DefaultWorkload, settingsReader{*env})
 	points, err := runner.Expand(b, exps, DefaultWorkload, check)
 	if err := runner.JoinProblems(loadErr, unknown, err); err != nil {
 		return nil, err
@@ -223,7 +225,7 @@ func runPoints(ctx context.Context, env Env, o RunOptions, points []runner.Point
 		Timeout:     o.Timeout,
 		StopOnError: o.StopOnError,
 		Python:      o.Python,
-		Lookup:      lookupRunner,
+		Lookup:      env.lookupRunner,
 		Env:         env.Environ,
 		CPUs:        cpus,
 	}

@@ -29,7 +29,7 @@ func Schema(env Env, opts SchemaOptions) error {
 	if out == "-" && opts.OpenSearchTemplate == "-" {
 		return exitcode.Errorf(exitcode.InvalidInput, "--opensearch-template -: the schema already goes to stdout; give --output FILE")
 	}
-	ws := ltsWorkloads()
+	ws := env.ltsWorkloads()
 	if err := atomicfile.WriteOutput(out, env.Stdout, func(w io.Writer) error { return lts.WriteSchema(w, ws) }); err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}

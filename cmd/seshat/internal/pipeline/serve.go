@@ -89,8 +89,8 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 		return err
 	}
 	defer s.Close()
-	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered,
-		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: kpiDefinition, Samples: compareSamples},
+	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered(env.registry()),
+		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: env.kpiDefinition, Samples: env.compareSamples},
 		AllowTriage: opts.AllowTriage, ReadOnly: readOnlyStore(opts.Store), Token: token})
 	if err != nil {
 		return exitcode.With(exitcode.InvalidInput, err)

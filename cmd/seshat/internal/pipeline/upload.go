@@ -41,7 +41,7 @@ type StoreConnection struct {
 func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
 	return lts.StoreOptions{
 		Index:              c.Index,
-		Workloads:          ltsWorkloads(),
+		Workloads:          env.ltsWorkloads(),
 		CACertFile:         c.CACert,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		Username:           c.Username,
@@ -99,7 +99,7 @@ func Upload(ctx context.Context, env Env, opts UploadOptions) error {
 	if opts.LTSFile != "" && opts.ResultsDir == "" && (opts.Filters != "" || opts.Workload != "") {
 		return exitcode.Errorf(exitcode.InvalidInput, "--filters and --workload apply to --results-dir, not to --lts")
 	}
-	set, err := CurrentRuns{ResultsDir: opts.ResultsDir, LTSFile: opts.LTSFile, Workload: opts.Workload, Filters: opts.Filters, NoCache: opts.NoCache}.Read(ctx, env)
+	set, err := CurrentRuns{ResultsDir: opts.ResultsDir, LTSFile: opts.LTSFile, Workload: opts.Workload, Filters: opts.Filters, NoCache: opts.NoCache}.Read(ctx, &env)
 	if err != nil {
 		return err
 	}

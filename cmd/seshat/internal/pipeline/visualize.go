@@ -63,11 +63,11 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 		return exitcode.Errorf(exitcode.InvalidInput, "--history-axis %q: want %s", opts.HistoryAxis, strings.Join(plotting.HistoryAxes(), " or "))
 	}
 	// The workload file of the results declares reports too.
-	if err := discoverWorkload(env, opts.ResultsDir); err != nil {
+	if err := discoverWorkload(&env, opts.ResultsDir); err != nil {
 		return err
 	}
 	var regs []*plotting.Registry
-	for _, p := range workloads.PlotProviders() {
+	for _, p := range env.registry().PlotProviders() {
 		regs = append(regs, p.Plots())
 	}
 	jobs, err := visualizeJobs(opts, regs)
@@ -84,7 +84,7 @@ func Visualize(ctx context.Context, env Env, opts VisualizeOptions) error {
 		return err
 	}
 	defer closeHistory()
-	m, err := LoadMatrix(ctx, env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
+	m, err := LoadMatrix(ctx, &env, opts.ResultsDir, opts.Workload, opts.Filters, opts.NoCache)
 	if err != nil {
 		return err
 	}
@@ -314,12 +314,12 @@ func namesStore(source string) bool {
 	return err != nil
 }
 
-// Generators lists every report and plot of the registered workloads as
+// Generators lists every report and plot of the workloads of reg as
 // --generate takes them ("report: Rate per batch"), each followed by a tab
 // and its description (what shell completion shows).
-func Generators() []string {
+func Generators(reg *workloads.Registry) []string {
 	var out []string
-	for _, p := range workloads.PlotProviders() {
+	for _, p := range reg.PlotProviders() {
 		r := p.Plots()
 		for _, kind := range []plotting.Kind{plotting.KindReport, plotting.KindPlot} {
 			for _, name := range r.Names(kind) {

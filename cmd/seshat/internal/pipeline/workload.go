@@ -20,27 +20,33 @@ import (
 	"github.com/seshat-bench/seshat/workloads/declared"
 )
 
-// UseWorkloadFile registers the workload file named by --workload-file (or
-// seshat.yaml's workload_file): every verb then knows its workload as it
-// knows pi.
-func UseWorkloadFile(path string) error {
-	if path == "" {
-		return nil
+// Workloads are the workloads of a command: the built-in ones and the
+// workload file named by --workload-file (or seshat.yaml's workload_file),
+// if any, which every verb then knows as it knows pi.
+func Workloads(workloadFile string) (*workloads.Registry, error) {
+	r := workloads.Builtin()
+	if workloadFile == "" {
+		return r, nil
 	}
-	if _, err := declared.Use(path); err != nil {
-		return fmt.Errorf("--workload-file: %w", err)
+	r, _, err := declared.Use(r, workloadFile)
+	if err != nil {
+		return nil, fmt.Errorf("--workload-file: %w", err)
 	}
-	return nil
+	return r, nil
 }
 
-// discoverWorkload registers the workload.yaml at the top of dir, if any,
-// and logs which workload it declares.
-func discoverWorkload(env Env, dir string) error {
-	w, err := declared.Discover(dir)
+// discoverWorkload adds the workload.yaml at the top of dir, if any, to
+// env's workloads, and logs which workload it declares.
+func discoverWorkload(env *Env, dir string) error {
+	r, w, err := declared.Discover(env.registry(), dir)
+	if err != nil {
+		return err
+	}
+	env.Workloads = r
 	if w != nil {
 		env.logger().Debug("workload file", "path", w.Source, "workload", w.Name())
 	}
-	return err
+	return nil
 }
 
 // keepWorkloadFile copies the workload files of a run's declared workloads
@@ -49,7 +55,7 @@ func discoverWorkload(env Env, dir string) error {
 // left alone, with a warning.
 func keepWorkloadFile(env Env, resultsDir string, names []string) {
 	for _, name := range names {
-		w, ok := workloads.Get(name)
+		w, ok := env.registry().Get(name)
 		d, isDeclared := w.(*declared.Workload)
 		if !ok || !isDeclared {
 			continue
@@ -105,7 +111,7 @@ func WorkloadCheck(ctx context.Context, env Env, o WorkloadCheckOptions) error {
 		if name == w.Name() {
 			return w, true
 		}
-		return workloads.Lookup(name)
+		return env.registry().Lookup(name)
 	}
 	m, err := store.Load(ctx, store.Options{ResultsDir: o.ResultsDir, NoCache: true, Lookup: lookup, Log: env.Log})
 	if err != nil {
