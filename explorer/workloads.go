@@ -10,14 +10,16 @@ import (
 // Registered describes a workload of the registry (workloads.Get): its
 // regression keys, which say what a series is, and its KPIs, the main one
 // first (workloads.MainKPIProvider), then those regression analysis
-// judges, then the others, each by name. It is what `seshat serve` passes
-// as Options.Workloads.
+// judges, then the others, each by name; and whether its results hold
+// per-iteration samples (workloads.SampleProvider). It is what `seshat
+// serve` passes as Options.Workloads.
 func Registered(name string) (Workload, bool) {
 	w, ok := workloads.Get(name)
 	if !ok {
 		return Workload{}, false
 	}
 	var out Workload
+	_, out.Samples = w.(workloads.SampleProvider)
 	if r, ok := w.(workloads.RegressionDefaults); ok {
 		out.Keys = r.RegressionKeys()
 	}
