@@ -3,6 +3,7 @@ package explorer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -106,11 +107,12 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 	}
 	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}}
+	// Both builds read at once: a store decodes on the cores left.
 	var bySeries [2]map[*series][]*models.Payload
-	for i, b := range builds {
-		if bySeries[i], err = s.buildRuns(ctx, snap, b.ID); err != nil {
-			return nil, storeError(s.opts.Store, err)
-		}
+	var errs [2]error
+	parallelEach(2, func(i int) { bySeries[i], errs[i] = s.buildRuns(ctx, snap, builds[i].ID) })
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, storeError(s.opts.Store, err)
 	}
 	for sr := range bySeries[1] {
 		if _, ok := bySeries[0][sr]; !ok {
