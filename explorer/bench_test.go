@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
 var (
@@ -103,39 +105,59 @@ func benchPayloadsFrom(start, n int) []*models.Payload {
 
 // BenchmarkExplorer serves a SQLite store of -explorer.payloads payloads
 // (100,000 by default) × 8 KPIs in 1,000 series and 20 builds, each build
-// running every series 5 times, and times what a person and a script ask:
-// reading the series index (what serve does before listening, then every
-// --refresh in the background), the landing page with the index kept and
-// while it is read again, a series page (every KPI of a series, 100
-// runs), and the API calls (series list, a history, a build's runs in one
-// series and its first 200 runs, two 5,000-run builds compared). Each
-// reports ms/op and its p95; peak-RSS-MB is the process's peak resident
-// memory while serving (VmHWM, reset after the store is built).
+// running every series 5 times, with the verdicts of 20 analyses (one a
+// build, each judging the main KPI of every series: 20,000 verdicts, 1 in
+// 12.5 an alert), and times what a person and a script ask: reading the
+// series index (what serve does before listening, then every --refresh in
+// the background), the landing page with the index kept and while it is
+// read again, a series page (every KPI of a series, 100 runs), and the API
+// calls (series list, a history, a build's runs in one series and its
+// first 200 runs, two 5,000-run builds compared, the alerts) and the
+// alerts page. Two 5,000-run builds are compared twice: on the run
+// values (api-compare), and on pi's per-iteration samples as seshat serve
+// does (api-compare-samples: the hierarchical bootstrap of 2,000 series ×
+// KPIs). Each reports ms/op and its p95; peak-RSS-MB is the process's
+// peak resident memory while serving (VmHWM, reset after the store is
+// built).
 //
 // On the 2-core machine, shared with other builds (go test ./explorer
-// -run '^$' -bench . -benchtime 20x, 100,000 payloads; mean and p95 in ms;
-// targets of issue 25 in brackets). The figures move with the machine's
-// load: the first four lines were measured one after the other at a load
-// of 6.5-7, with main's (the first slice's) figures beside them:
+// -run '^$' -bench . -benchtime 10x, 100,000 payloads; mean and p95 in
+// ms; targets of issue 25 in brackets). The figures move with the
+// machine's load: "now" was measured at a load of 0.9-1.5, "before" (main
+// before the comparison read records) just after it, on a copy of the
+// same store, the load rising from 1.1 to 4 during it:
 //
-//	                                   now          first slice
-//	index read (before listening)     2214 p95 4872   2861 p95 4266 (the cold landing page)
-//	landing, index kept                 98 p95  155
-//	landing, index read meanwhile      123 p95  216   [1000]
-//	/api/builds/{id} (200 of 5,000)     85 p95  177    212 p95  531 [200]
-//	series page                          7 p95   70   [300]
-//	/api/series                         65 p95  300   [200]
-//	/api/history                         3 p95    7   [200]
-//	/api/builds/{id}?series=ID           5 p95   72   [200]
-//	/api/compare (two 5,000-run builds) 981 p95 2000  [200: missed]
-//	peak RSS while serving             204-364 MB     [500]
+//	                                     now          before
+//	index read (before listening)      965 p95 1267  1118 p95 1746
+//	landing, index kept                 40 p95   52    68 p95  144
+//	landing, index read meanwhile       49 p95   80   169 p95  360 [1000]
+//	/api/builds/{id} (200 of 5,000)     36 p95  131    54 p95  100 [200]
+//	series page                        260 p95  303   505 p95  727 [300: p95 missed]
+//	/api/series                         17 p95   34    38 p95   64 [200]
+//	/api/history                       263 p95  340   655 p95 1731 [200: missed]
+//	/api/builds/{id}?series=ID           3 p95   21    26 p95  164 [200]
+//	/api/compare (two 5,000-run builds) 222 p95  345  1271 p95 1921 [200: p95 missed]
+//	  the same, one after the other      170 p95  236   805 p95 1323 (20x, 10x; load 0.7-1.1)
+//	/api/compare on the samples        1836 p95 2031     -          [200: missed]
+//	/api/alerts (1,600 of 20,000)       53 p95  111     -          [200]
+//	alerts page                         91 p95  107     -
+//	peak RSS while serving             204-502 MB     196-363 MB  [500]
 //
-// No page waits for the index but the first before serve listens; a
-// read's CPU went from 1.47 s to about 1 s (pprof: the series key of each
-// run was a third of it, now made once per label set; the rest is the
-// store decoding the records). A build's first 200 runs are asked by
-// build id over their own span (CPU 21 -> 7.5 ms a call). A comparison
-// reads both builds' whole payloads (10,000 here) as seshat compare does.
+// (502 MB: after the comparison on the samples, pi's whole payloads.)
+//
+// A comparison reads each build's records (labels and KPI values: one
+// query a build, by the store's index on build), both builds at once, not
+// their whole payloads; the series are compared on both cores, in the
+// index's order (a call's CPU in pprof about 0.2 s: compare.Build 0.09,
+// the records 0.06, the indented JSON 0.05). The run values are
+// compare.Build's Mann-Whitney; with pi's samples (Options.Compare.Samples,
+// seshat serve) pi's payloads are read whole and each series × KPI is a
+// hierarchical bootstrap of 2,000 resamples, most of the 1.8 s. The
+// series page and /api/history read every verdict of the workload (20,000
+// here; 3-7 ms without verdicts) to mark the series' own: most of their
+// time. A read of the index is about 1 s of CPU (the store decoding the
+// records; the series key of each run made once per label set). A
+// build's first 200 runs are asked by build id over their own span.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
@@ -167,7 +189,14 @@ func BenchmarkExplorer(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, srv := range []*explorer.Server{refreshing, warm} {
+	// samples compares builds as seshat serve does: on pi's per-iteration
+	// samples, kept in the stored results.
+	samples, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour,
+		Compare: compare.Options{Samples: func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, srv := range []*explorer.Server{refreshing, warm, samples} {
 		if err := srv.Preload(context.Background()); err != nil {
 			b.Fatal(err)
 		}
@@ -178,6 +207,7 @@ func BenchmarkExplorer(b *testing.B) {
 		b.Fatalf("%d series (%v), want %d", len(list.Series), err, benchSeries)
 	}
 	id := list.Series[len(list.Series)/2].ID
+	putBenchVerdicts(b, s, list.Series)
 	for _, c := range []struct {
 		name, path string
 		h          http.Handler
@@ -189,6 +219,9 @@ func BenchmarkExplorer(b *testing.B) {
 		{"api-build-series", "/api/builds/nightly-001?series=" + id, warm},
 		{"api-build", "/api/builds/nightly-001", warm},
 		{"api-compare", "/api/compare?a=nightly-001&b=nightly-002", warm},
+		{"api-compare-samples", "/api/compare?a=nightly-001&b=nightly-002", samples},
+		{"api-alerts", "/api/alerts", warm},
+		{"alerts-page", "/alerts", warm},
 		// Last: its background reads go on after it.
 		{"landing-refreshing", "/", refreshing},
 	} {
@@ -199,6 +232,54 @@ func BenchmarkExplorer(b *testing.B) {
 	// Let the last background read end before the store closes.
 	if err := refreshing.Preload(context.Background()); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// Verdicts of the benchmark's store: benchAnalyses analyses (one a
+// build, the latest builds), each judging every series' main KPI, one
+// in benchAlertEvery a regression or an improvement.
+const (
+	benchAnalyses   = 20
+	benchAlertEvery = 25
+)
+
+// putBenchVerdicts stores the verdicts of the benchmark's analyses, unless
+// the store (kept in -explorer.dir) has them.
+func putBenchVerdicts(b *testing.B, s lts.Store, series []explorer.SeriesSummary) {
+	ctx := context.Background()
+	vs, err := lts.AsVerdictStore(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got, err := vs.Verdicts(ctx, lts.VerdictQuery{}); err != nil || len(got) == benchAnalyses*len(series) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
+	builds := *benchPayloads / benchSeries / benchRunsPerBuild
+	for a := range benchAnalyses {
+		analysis := fmt.Sprintf("analysis-%02d", a)
+		build := fmt.Sprintf("nightly-%03d", max(0, builds-benchAnalyses+a))
+		var out []lts.Verdict
+		for j, sr := range series {
+			v := lts.Verdict{
+				ID: lts.VerdictID(analysis, sr.Workload, sr.Labels, build, sr.MainKPI), AnalysisID: analysis,
+				Time: ltstest.Start.Add(time.Duration(a) * time.Hour), Workload: sr.Workload, Labels: sr.Labels, Comparison: build,
+				KPI: sr.MainKPI, Unit: sr.Unit, Status: "ok", DeltaPercent: 0.5, FloorPercent: 3, QValue: 0.4, Current: 50.25, Reference: 50,
+				Build: build, Commit: fmt.Sprintf("%040x", a), ReferenceBuilds: []string{fmt.Sprintf("nightly-%03d", max(0, builds-benchAnalyses+a-1))},
+			}
+			switch j % benchAlertEvery {
+			case 0:
+				v.Status, v.Failing, v.DeltaPercent, v.QValue = "regression", true, -12.5, 0.001
+			case 1:
+				v.Status, v.DeltaPercent, v.QValue = "improvement", 8, 0.01
+			}
+			out = append(out, v)
+		}
+		if err := vs.PutVerdicts(ctx, out); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -3,14 +3,18 @@ package explorer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/compare"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -103,44 +107,144 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 	}
 	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}}
+	// Both builds read at once: a store decodes on the cores left.
 	var bySeries [2]map[*series][]*models.Payload
-	for i, b := range builds {
-		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: b.ID}.Payloads(ctx)
-		if err != nil {
-			return nil, storeError(s.opts.Store, err)
-		}
-		bySeries[i] = map[*series][]*models.Payload{}
-		for _, p := range ps {
-			if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
-				bySeries[i][ref.series] = append(bySeries[i][ref.series], p)
-			}
-		}
+	var errs [2]error
+	parallelEach(2, func(i int) { bySeries[i], errs[i] = s.buildRuns(ctx, snap, builds[i].ID) })
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, storeError(s.opts.Store, err)
 	}
 	for sr := range bySeries[1] {
 		if _, ok := bySeries[0][sr]; !ok {
 			out.OnlyB++
 		}
 	}
-	opts := s.opts.Compare
-	opts.Keys = s.compareKeys
-	for sr, pa := range bySeries[0] {
-		pb, ok := bySeries[1][sr]
-		if !ok {
+	// The series both ran, in the index's order (compareSeries), each
+	// compared on its own goroutine's turn: compare.Build is most of a
+	// comparison's time, and its bootstrap is seeded from the data, so
+	// the order changes nothing.
+	var both []*series
+	for _, sr := range snap.series {
+		if _, ok := bySeries[0][sr]; ok {
+			if _, ok := bySeries[1][sr]; ok {
+				both = append(both, sr)
+				continue
+			}
 			out.OnlyA++
-			continue
 		}
-		t := compare.Build(pa, pb, [2]string{aID, bID}, opts)
+	}
+	keys := map[string][]string{}
+	for _, sr := range both {
+		keys[sr.Workload] = s.compareKeys(sr.Workload)
+	}
+	tables := make([]*compare.Table, len(both))
+	parallelEach(len(both), func(i int) {
+		sr := both[i]
+		o := s.opts.Compare
+		o.Keys = func(workload string) []string { return keys[workload] }
+		if !s.needsResults(sr.Workload) {
+			o.Samples = nil // its runs were read as records: there are none
+		}
+		tables[i] = compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
+	})
+	for i, t := range tables {
 		out.Alpha, out.Confidence = t.Alpha, t.Confidence
-		out.Series = append(out.Series, s.seriesComparison(sr, t))
+		out.Series = append(out.Series, s.seriesComparison(both[i], t))
 	}
 	if len(out.Series) == 0 {
 		out.Message = fmt.Sprintf("builds %s and %s have no series in common: %s ran %d series, %s ran %d; compare builds that ran the same workloads and labels",
 			aID, bID, aID, len(bySeries[0]), bID, len(bySeries[1]))
 	}
-	slices.SortFunc(out.Series, func(x, y SeriesComparison) int {
-		return cmp.Or(cmp.Compare(x.rank(), y.rank()), compareSeries(snap.byID[x.Series.ID], snap.byID[y.Series.ID]))
-	})
+	// Stable: the series of a rank stay in the index's order.
+	slices.SortStableFunc(out.Series, func(x, y SeriesComparison) int { return cmp.Compare(x.rank(), y.rank()) })
 	return out, nil
+}
+
+// buildRuns returns the runs of build id by series, as compare.Build
+// reads them. A build's runs are read as `seshat compare build:ID` reads
+// them (compare.StoreBuild), but only what the comparison uses: the
+// records of the build (labels and KPIs: one query, neither settings nor
+// results decoded), and the whole payloads of the workloads whose results
+// hold per-iteration samples for Options.Compare.Samples (needsResults),
+// one query each. A run that names no build is read by compare.StoreBuild.
+func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (map[*series][]*models.Payload, error) {
+	out := map[*series][]*models.Payload{}
+	add := func(p *models.Payload) {
+		if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
+			out[ref.series] = append(out[ref.series], p)
+		}
+	}
+	if strings.HasPrefix(id, "run:") {
+		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
+		for _, p := range ps {
+			add(p)
+		}
+		return out, err
+	}
+	var whole []string // workloads read as payloads, in the order met
+	for r, err := range s.opts.Store.Records(ctx, lts.Query{Builds: []string{id}}) {
+		if err != nil {
+			return nil, err
+		}
+		if s.needsResults(r.Workload) {
+			if !slices.Contains(whole, r.Workload) {
+				whole = append(whole, r.Workload)
+			}
+			continue
+		}
+		add(recordPayload(r))
+	}
+	for _, w := range whole {
+		for p, err := range s.opts.Store.Payloads(ctx, lts.Query{Builds: []string{id}, Workload: w}) {
+			if err != nil {
+				return nil, err
+			}
+			add(p)
+		}
+	}
+	return out, nil
+}
+
+// needsResults tells whether comparing the runs of a workload needs
+// their results: Options.Compare.Samples is set and the workload's
+// results may hold per-iteration samples (Workload.Samples; an
+// undescribed workload may).
+func (s *Server) needsResults(workload string) bool {
+	if s.opts.Compare.Samples == nil {
+		return false
+	}
+	if s.opts.Workloads == nil {
+		return true
+	}
+	w, ok := s.opts.Workloads(workload)
+	return !ok || w.Samples
+}
+
+// recordPayload is a stored run as compare.Build reads it: its metadata
+// (workload, labels, build) and KPIs; no settings, no results.
+func recordPayload(r lts.Record) *models.Payload {
+	p := &models.Payload{
+		Metadata: models.Metadata{TestUUID: r.TestUUID, Workload: r.Workload, Start: r.Time, Build: r.Build, Labels: r.Labels, ExitCode: r.ExitCode},
+		KPIs:     make(map[string]models.KPIValue, len(r.Values)),
+	}
+	for name := range r.Values {
+		p.KPIs[name], _ = r.KPI(name)
+	}
+	return p
+}
+
+// parallelEach calls f for 0..n-1 on up to GOMAXPROCS goroutines.
+func parallelEach(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // compareKeys are the labels left out of a compared entry: those that

@@ -1,20 +1,27 @@
 package explorer_test
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/internal/golden"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads"
+	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
 // compareFixture: builds base and slow run 3 series 6 times each, slow
@@ -122,4 +129,73 @@ func TestCompareInChromium(t *testing.T) {
 		t.Errorf("the comparison is %d px wide, more than the window's 1,280", w)
 	}
 	t.Logf("screenshot %s", browsertest.Screenshot(t, ctx, "compare"))
+}
+
+// TestCompareSamples: with per-iteration samples (what `seshat serve`
+// passes: pi's samples_ms, kept in the stored results), a series is
+// compared on every sample (the hierarchical bootstrap), each KPI's
+// figures those of compare.Build over the builds' whole payloads, as
+// `seshat compare build:base build:slow` computes them.
+func TestCompareSamples(t *testing.T) {
+	t.Parallel()
+	samples := func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }
+	store := sqliteStore(t, compareFixture())
+	srv := serve(t, store, explorer.Options{Compare: compare.Options{Samples: samples}})
+	var c explorer.Comparison
+	getJSON(t, srv, "/api/compare?a=base&b=slow", &c)
+	var sides [2][]*models.Payload
+	for i, id := range []string{"base", "slow"} {
+		ps, err := compare.StoreBuild{Store: store, ID: id}.Payloads(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sides[i] = ps
+	}
+	keys := func(w string) []string {
+		k, _ := explorer.Registered(workloads.Builtin())(w)
+		return slices.Concat(k.Keys.ComparisonKeys, k.Keys.IgnoredKeys, regression.MetaKeys)
+	}
+	hierarchical := 0
+	for _, sc := range c.Series {
+		var in [2][]*models.Payload
+		for i, ps := range sides {
+			for _, p := range ps {
+				if maps.Equal(sc.Series.Labels, keysLess(p.Metadata.Labels, keys(p.Metadata.Workload))) {
+					in[i] = append(in[i], p)
+				}
+			}
+		}
+		want := compare.Build(in[0], in[1], [2]string{"base", "slow"}, compare.Options{Keys: keys, Samples: samples})
+		rows := map[string]*compare.Row{}
+		for _, kt := range want.KPIs {
+			if len(kt.Rows) != 1 {
+				t.Fatalf("series %v: %d rows of %s, want 1", sc.Series.Labels, len(kt.Rows), kt.KPI)
+			}
+			rows[kt.KPI] = kt.Rows[0]
+		}
+		if len(sc.KPIs) != len(rows) {
+			t.Errorf("series %v: %d KPIs compared, want %d", sc.Series.Labels, len(sc.KPIs), len(rows))
+		}
+		for _, k := range sc.KPIs {
+			r := rows[k.KPI]
+			if r == nil || k.Method != r.Method || k.Verdict != r.Verdict || k.P == nil || *k.P != r.P || k.Delta == nil || *k.Delta != r.Delta {
+				t.Errorf("series %v, %s: %s %s p %v delta %v; want compare.Build's %+v", sc.Series.Labels, k.KPI, k.Method, k.Verdict, k.P, k.Delta, r)
+			}
+			if k.Method == compare.MethodHierarchical {
+				hierarchical++
+			}
+		}
+	}
+	if len(c.Series) != 3 || hierarchical < 3 {
+		t.Errorf("%d series, %d KPIs compared on their samples; want 3 series, rate_gflops and elapsed_ms on samples", len(c.Series), hierarchical)
+	}
+}
+
+// keysLess is labels without keys.
+func keysLess(labels map[string]string, keys []string) map[string]string {
+	out := maps.Clone(labels)
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
 }

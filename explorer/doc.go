@@ -24,9 +24,12 @@
 //     directory when one of Options.ResultsDirs holds it (/runs/{uuid}/),
 //     else to its payload (/api/runs/{uuid});
 //   - a comparison of two builds (/builds/{id}/compare?with=ID,
-//     /api/compare?a=ID&b=ID): each read as `seshat compare build:ID`
-//     reads it (compare.StoreBuild), cut into the series of the index, and
-//     each series compared by compare.Build, so the medians, deltas and
+//     /api/compare?a=ID&b=ID): each build's runs as `seshat compare
+//     build:ID` reads them (compare.StoreBuild), but only what the
+//     comparison uses (their records, one query a build; whole payloads
+//     only for the workloads whose results hold per-iteration samples,
+//     Workload.Samples), cut into the series of the index, and each
+//     series compared by compare.Build, so the medians, deltas and
 //     p-values are the command's;
 //   - the alerts (/alerts, /api/alerts): the regressions and improvements
 //     that `seshat regression --store-results` stored (lts.VerdictStore),

@@ -34,6 +34,11 @@ type Workload struct {
 	// KPIs are its KPI names in the workload's order; the first one a
 	// series has is its main KPI (the sparkline's).
 	KPIs []string
+	// Samples tells that its runs' results may hold per-iteration samples
+	// (workloads.SampleProvider): comparing builds then reads its runs'
+	// whole payloads for Options.Compare.Samples, and only their records
+	// otherwise.
+	Samples bool
 }
 
 // Options configure a Server.

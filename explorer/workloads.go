@@ -22,9 +22,11 @@ func Registered(r *workloads.Registry) func(name string) (Workload, bool) {
 // describe says what the explorer needs of a workload: its regression
 // keys, which say what a series is, and its KPIs, the main one first
 // (workloads.MainKPIProvider), then those regression analysis judges, then
-// the others, each by name.
+// the others, each by name; and whether its results hold per-iteration
+// samples (workloads.SampleProvider).
 func describe(w workloads.Workload) Workload {
 	var out Workload
+	_, out.Samples = w.(workloads.SampleProvider)
 	if r, ok := w.(workloads.RegressionDefaults); ok {
 		out.Keys = r.RegressionKeys()
 	}

@@ -112,7 +112,7 @@ run exits 3.`,
 	f.StringVar(&o.Baseline, "baseline", "", "A/B in one job: judge every other value of this label in the current runs against the runs of KEY=VALUE (a hierarchical bootstrap), not against history; the history, if given, is context")
 	f.StringVar(&o.Ack, "ack", "", "YAML or JSON file of acknowledged regressions: [{test_uuid or comparison, kpi, reason}]")
 	f.StringVar(&o.ReportDir, "report-dir", pipeline.DefaultRegressionReportDir, "directory of the reports")
-	f.StringVar(&o.ReportsIndex, "reports-index", "", "reports_index.html of seshat visualize the HTML report links back to (default: one in the parent of --report-dir, if there)")
+	f.StringVar(&o.ReportsIndex, "reports-index", "", "reports_index.html of seshat visualize the HTML report links back to (default: one in the parent of --report-dir, else in a directory beside it, if there)")
 	f.BoolVar(&o.FailOnRegression, "fail-on-regression", true, "exit 2 on an unacknowledged regression")
 	f.BoolVar(&o.FailOnImprovement, "fail-on-improvement", false, "exit 2 on an unacknowledged improvement too")
 	f.BoolVar(&o.AllowNoHistory, "allow-no-history", false, "pass when no result had history (a first run) instead of exiting 3")

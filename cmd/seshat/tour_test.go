@@ -48,8 +48,8 @@ func readTour(t *testing.T, readme string) []tourLine {
 			continue
 		}
 		code = cont + code
-		if c, ok := strings.CutSuffix(strings.TrimRight(raw, " "), `\`); ok {
-			cont = c + " "
+		if strings.HasSuffix(strings.TrimRight(raw, " "), `\`) {
+			cont = strings.TrimSuffix(strings.TrimRight(code, " "), `\`) + " " // every line so far
 			continue
 		}
 		cont = ""
@@ -154,9 +154,13 @@ func TestTour(t *testing.T) {
 			t.Errorf("the tour's files: %v", err)
 		}
 	}
-	// The index links the tour's regression report, found beside it.
+	// The index links the tour's regression report, found beside it, and
+	// the report links back to the index (--reports-index).
 	if index, _ := os.ReadFile("seshat-tour/reports/reports_index.html"); !strings.Contains(string(index), `href="../regression/regression_report.html"`) {
 		t.Error("seshat-tour/reports/reports_index.html does not link ../regression/regression_report.html")
+	}
+	if report, _ := os.ReadFile("seshat-tour/regression/regression_report.html"); !strings.Contains(string(report), `href="../reports/reports_index.html"`) {
+		t.Error("seshat-tour/regression/regression_report.html does not link back to ../reports/reports_index.html")
 	}
 	if kpis, _ := os.ReadFile("seshat-tour/kpis.om"); !strings.HasSuffix(string(kpis), "# EOF\n") {
 		t.Errorf("seshat-tour/kpis.om is not OpenMetrics:\n%s", kpis)

@@ -16,10 +16,11 @@ import (
 	"github.com/seshat-bench/seshat/models"
 )
 
-// TestOpenSearchIntegration runs the store against a real OpenSearch named
-// by SESHAT_TEST_OPENSEARCH_URL (credentials in the URL, or in
-// SESHAT_OPENSEARCH_USERNAME and SESHAT_OPENSEARCH_PASSWORD;
-// SESHAT_TEST_OPENSEARCH_CA_CERT names a CA file). It uses indices and
+// TestOpenSearchIntegration runs the store (payloads, and verdicts paged 4
+// a search) against a real OpenSearch named by SESHAT_TEST_OPENSEARCH_URL
+// (credentials in the URL, or in SESHAT_OPENSEARCH_USERNAME and
+// SESHAT_OPENSEARCH_PASSWORD; SESHAT_TEST_OPENSEARCH_CA_CERT names a CA
+// file). It uses indices and
 // templates of its own, deleted at the end. Skipped when the URL is unset.
 func TestOpenSearchIntegration(t *testing.T) {
 	base := os.Getenv("SESHAT_TEST_OPENSEARCH_URL")
@@ -72,6 +73,8 @@ func TestOpenSearchIntegration(t *testing.T) {
 	if all := ltstest.Collect(t, s, lts.Query{}); len(all) != 300 {
 		t.Errorf("%d payloads, want 300", len(all))
 	}
+	// Verdicts past a search's window, as the test server pages them.
+	checkVerdictPaging(t, ctx, s, nil)
 }
 
 // deleteTestIndices removes what the integration test created.

@@ -50,6 +50,9 @@ type store struct {
 	bulkBytes int
 	// splitNotice says once that bulk requests are split.
 	splitNotice sync.Once
+	// verdictWindow is the most verdicts one search asks for
+	// (defaultVerdictWindow; less in tests, to page through few).
+	verdictWindow int
 }
 
 func init() {
@@ -116,7 +119,8 @@ func open(_ context.Context, rawURL string, opts lts.StoreOptions) (lts.Store, e
 	if r == nil {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r, bulkBytes: opts.MaxBulkBytes}, nil
+	return &store{client: client, transport: tr, addr: u.String(), names: opts.Index, opts: opts, rand: r, bulkBytes: opts.MaxBulkBytes,
+		verdictWindow: defaultVerdictWindow}, nil
 }
 
 func (s *store) String() string { return s.addr }
@@ -924,10 +928,12 @@ func (s *store) searchIDs(ctx context.Context, b *backoff, stats *lts.PutStats, 
 	return ids, err
 }
 
-// hit is a search hit: its id and source.
+// hit is a search hit: its id, source, and sort values (the cursor of
+// the next page, search_after).
 type hit struct {
-	ID     string          `json:"_id"`
-	Source json.RawMessage `json:"_source"`
+	ID     string            `json:"_id"`
+	Source json.RawMessage   `json:"_source"`
+	Sort   []json.RawMessage `json:"sort"`
 }
 
 // searchHits returns the hits of one search of index (an index that does

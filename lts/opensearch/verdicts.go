@@ -103,11 +103,18 @@ func (s *store) PutVerdicts(ctx context.Context, vs []lts.Verdict) error {
 	return s.indexDocs(ctx, s.verdictIndex(), ids, srcs)
 }
 
-// verdictWindow bounds the verdicts one query returns (OpenSearch's
-// default index.max_result_window).
-const verdictWindow = 10000
+// defaultVerdictWindow is the most verdicts one search asks for:
+// OpenSearch's default index.max_result_window, past which a search is
+// refused. Verdicts pages past it with search_after.
+const defaultVerdictWindow = 10000
 
-// Verdicts returns the matching verdicts, newest first, with their triage.
+// verdictSort orders verdicts newest first, then by id: unique, so that
+// search_after pages through them exactly.
+var verdictSort = []any{map[string]any{"time": map[string]any{"order": "desc"}}, map[string]any{"id": map[string]any{"order": "asc"}}}
+
+// Verdicts returns the matching verdicts, newest first, with their
+// triage: every one of them (or the first q.Limit), a page of
+// verdictWindow at a time.
 func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict, error) {
 	var filters []any
 	terms := func(field string, values ...string) {
@@ -132,52 +139,79 @@ func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict
 	if len(filters) > 0 {
 		query = map[string]any{"bool": map[string]any{"filter": filters}}
 	}
-	size := verdictWindow
-	if q.Limit > 0 && q.Limit < size {
-		size = q.Limit
-	}
-	body, err := json.Marshal(map[string]any{"size": size, "query": query,
-		"sort": []any{map[string]any{"time": map[string]any{"order": "desc"}}, map[string]any{"id": map[string]any{"order": "asc"}}}})
-	if err != nil {
-		return nil, err
-	}
-	b := s.newBackoff()
+	b := s.newBackoff() // one budget for all the pages
 	var stats lts.PutStats
-	hits, err := s.searchHits(ctx, b, &stats, s.verdictIndex(), body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: verdicts: %w", s, err)
-	}
-	out := make([]lts.Verdict, len(hits))
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		if err := json.Unmarshal(h.Source, &out[i]); err != nil {
-			return nil, fmt.Errorf("%s: verdict %s: %w", s, h.ID, err)
+	var out []lts.Verdict
+	var ids []string
+	var after []json.RawMessage
+	for {
+		size := s.verdictWindow
+		if q.Limit > 0 {
+			size = min(size, q.Limit-len(out))
 		}
-		ids[i] = h.ID
+		req := map[string]any{"size": size, "query": query, "sort": verdictSort}
+		if after != nil {
+			req["search_after"] = after
+		}
+		body, err := json.Marshal(req)
+		if err != nil {
+			return nil, err
+		}
+		hits, err := s.searchHits(ctx, b, &stats, s.verdictIndex(), body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: verdicts: %w", s, err)
+		}
+		for _, h := range hits {
+			var v lts.Verdict
+			if err := json.Unmarshal(h.Source, &v); err != nil {
+				return nil, fmt.Errorf("%s: verdict %s: %w", s, h.ID, err)
+			}
+			out = append(out, v)
+			ids = append(ids, h.ID)
+		}
+		if len(hits) < size || (q.Limit > 0 && len(out) >= q.Limit) {
+			break
+		}
+		if after = hits[len(hits)-1].Sort; len(after) == 0 {
+			return nil, fmt.Errorf("%s: verdicts: the search answered no sort values to page on", s)
+		}
 	}
-	if len(ids) == 0 {
-		return out, nil
+	if out == nil {
+		out = []lts.Verdict{}
 	}
-	body, err = json.Marshal(map[string]any{"size": len(ids), "query": map[string]any{"ids": map[string]any{"values": ids}}})
+	byID, err := s.triageOf(ctx, b, &stats, ids)
 	if err != nil {
 		return nil, err
-	}
-	triage, err := s.searchHits(ctx, b, &stats, s.triageIndex(), body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: triage: %w", s, err)
-	}
-	byID := map[string]*lts.Triage{}
-	for _, h := range triage {
-		t := &lts.Triage{}
-		if err := json.Unmarshal(h.Source, t); err != nil {
-			return nil, fmt.Errorf("%s: triage %s: %w", s, h.ID, err)
-		}
-		byID[h.ID] = t
 	}
 	for i := range out {
 		out[i].Triage = byID[ids[i]]
 	}
 	return out, nil
+}
+
+// triageOf returns the triage of the verdicts ids that have one, by id,
+// read verdictWindow ids at a time.
+func (s *store) triageOf(ctx context.Context, b *backoff, stats *lts.PutStats, ids []string) (map[string]*lts.Triage, error) {
+	byID := map[string]*lts.Triage{}
+	for start := 0; start < len(ids); start += s.verdictWindow {
+		chunk := ids[start:min(start+s.verdictWindow, len(ids))]
+		body, err := json.Marshal(map[string]any{"size": len(chunk), "query": map[string]any{"ids": map[string]any{"values": chunk}}})
+		if err != nil {
+			return nil, err
+		}
+		hits, err := s.searchHits(ctx, b, stats, s.triageIndex(), body)
+		if err != nil {
+			return nil, fmt.Errorf("%s: triage: %w", s, err)
+		}
+		for _, h := range hits {
+			t := &lts.Triage{}
+			if err := json.Unmarshal(h.Source, t); err != nil {
+				return nil, fmt.Errorf("%s: triage %s: %w", s, h.ID, err)
+			}
+			byID[h.ID] = t
+		}
+	}
+	return byID, nil
 }
 
 // PutTriage indexes the triage of a verdict the store holds.

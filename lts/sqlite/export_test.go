@@ -9,7 +9,12 @@ import (
 // Explain returns SQLite's query plan of q on a sqlite store, one line per
 // step, sorted.
 func Explain(ctx context.Context, s lts.Store, q lts.Query) ([]string, error) {
-	return s.(*store).explainQuery(ctx, q)
+	return s.(*store).explainQuery(ctx, q, "payloads")
+}
+
+// ExplainRecords is Explain of the query of Records.
+func ExplainRecords(ctx context.Context, s lts.Store, q lts.Query) ([]string, error) {
+	return s.(*store).explainQuery(ctx, q, "summaries")
 }
 
 // Migrations are the schema migrations of the SQLite store, for the tests

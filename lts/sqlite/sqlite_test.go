@@ -115,38 +115,55 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 	for i := 0; i < len(ps); i += 2 {
 		ps[i].Metadata.Labels["blas"] = "openblas" // half the payloads
 	}
+	for i, p := range ps {
+		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%d", i/10)}
+	}
 	if _, err := s.Put(context.Background(), ps); err != nil {
 		t.Fatal(err)
 	}
 	probe := "SEARCH l EXISTS USING PRIMARY KEY (value_id=? AND payload_id=?)"
 	tests := []struct {
-		name   string
-		q      lts.Query
-		want   []string
-		probes int
+		name    string
+		q       lts.Query
+		records bool // the query of Records, else of Payloads
+		want    []string
+		probes  int
 	}{
+		// A build's runs (seshat compare build:ID, the explorer's
+		// comparisons): its summaries by build, in time order.
+		{"a build's payloads", lts.Query{Builds: []string{"nightly-2"}}, false, []string{
+			"SEARCH b USING COVERING INDEX summaries_by_build (build=?)",
+			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
+		}, 0},
+		{"a build's records", lts.Query{Builds: []string{"nightly-2"}}, true, []string{
+			"SEARCH p USING COVERING INDEX summaries_by_build (build=?)",
+		}, 0},
 		// matrix_size (10 of 50) drives, blas (25 of 50) is probed, the
 		// labels every payload has (workload, os...) cost nothing.
-		{"one series", ltstest.SeriesQuery(ps[3]), []string{
+		{"one series", ltstest.SeriesQuery(ps[3]), false, []string{
 			"SEARCH d USING PRIMARY KEY (value_id=?)",
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 			"USE TEMP B-TREE FOR ORDER BY",
 		}, 1},
-		{"labels and time", lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, []string{
+		{"labels and time", lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, false, []string{
 			"SEARCH d USING PRIMARY KEY (value_id=?)",
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 		}, 0},
-		{"labels every payload has, and time", lts.Query{Labels: models.Filter{"workload": {"pi"}}, Since: ltstest.Start}, []string{
+		{"labels every payload has, and time", lts.Query{Labels: models.Filter{"workload": {"pi"}}, Since: ltstest.Start}, false, []string{
 			"SEARCH p USING COVERING INDEX payloads_by_time (start_ns>?)",
 		}, 0},
-		{"time only", lts.Query{Since: ltstest.Start}, []string{
+		{"time only", lts.Query{Since: ltstest.Start}, false, []string{
 			"SEARCH p USING COVERING INDEX payloads_by_time (start_ns>?)",
 		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			plan, err := sqlite.Explain(context.Background(), s, tt.q)
+			explain := sqlite.Explain
+			if tt.records {
+				explain = sqlite.ExplainRecords
+			}
+			plan, err := explain(context.Background(), s, tt.q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -425,15 +425,17 @@ func regressionStatus(rep *regression.Report) error {
 // the reports_index.html of `seshat visualize`: the one named (the file or
 // visualize's output directory; it may not exist yet, when visualize runs
 // after), else one in dir's parent (the report written under visualize's
-// output directory); "" when none.
+// output directory), else one in a directory beside dir (the tour's
+// seshat-tour/reports beside seshat-tour/regression), the first by name;
+// "" when none.
 func reportsIndexHref(dir, named string) string {
 	index := named
 	if fi, err := os.Stat(named); (err == nil && fi.IsDir()) || (named != "" && !strings.HasSuffix(named, ".html")) {
 		index = filepath.Join(named, plotting.IndexFile) // visualize's output directory
 	}
 	if index == "" {
-		index = filepath.Join(dir, "..", plotting.IndexFile)
-		if _, err := os.Stat(index); err != nil {
+		parent := filepath.Join(dir, "..")
+		if index = firstFile(append([]string{parent}, subdirs(parent)...), plotting.IndexFile); index == "" {
 			return ""
 		}
 	}

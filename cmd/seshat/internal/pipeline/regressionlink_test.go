@@ -52,3 +52,51 @@ func TestRegressionLinkFindsTheReport(t *testing.T) {
 		})
 	}
 }
+
+// TestReportsIndexHrefFindsTheIndex: the regression report links back to
+// the reports_index.html of seshat visualize: the one --reports-index
+// names (even before visualize writes it), else one in the parent of the
+// report directory, else one beside it (the tour's seshat-tour/reports
+// beside seshat-tour/regression); none when there is none.
+func TestReportsIndexHrefFindsTheIndex(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		report  string   // the report directory, relative to the test's directory
+		indexes []string // reports_index.html files written
+		named   string   // --reports-index
+		want    string
+	}{
+		{"none", "regression", nil, "", ""},
+		{"beside, as in the tour", "regression", []string{"reports/reports_index.html"}, "", "../reports/reports_index.html"},
+		{"in the parent", "reports/regression", []string{"reports/reports_index.html"}, "", "../reports_index.html"},
+		{"the parent before beside", "regression", []string{"reports_index.html", "a/reports_index.html"}, "", "../reports_index.html"},
+		{"beside, the first by name", "regression", []string{"b/reports_index.html", "a/reports_index.html"}, "", "../a/reports_index.html"},
+		{"named, not written yet", "regression", []string{"a/reports_index.html"}, "out", "../out/reports_index.html"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			report := filepath.Join(dir, tc.report)
+			if err := os.MkdirAll(report, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, index := range tc.indexes {
+				path := filepath.Join(dir, index)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte("<!DOCTYPE html>"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			named := ""
+			if tc.named != "" {
+				named = filepath.Join(dir, tc.named)
+			}
+			if got := reportsIndexHref(report, named); got != tc.want {
+				t.Errorf("linked %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -177,20 +177,32 @@ func regressionLink(env Env, outDir, named string) *plotting.RegressionLink {
 func findRegressionReport(outDir string) string {
 	parent := filepath.Join(outDir, "..")
 	dirs := []string{filepath.Join(outDir, DefaultRegressionReportDir), filepath.Join(parent, DefaultRegressionReportDir)}
-	for _, root := range []string{outDir, parent} {
-		entries, err := os.ReadDir(root) // sorted by name
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(root, e.Name()))
-			}
+	dirs = append(append(dirs, subdirs(outDir)...), subdirs(parent)...)
+	return firstFile(dirs, RegressionHTML)
+}
+
+// subdirs are the directories in root, by name; none when it cannot be
+// read.
+func subdirs(root string) []string {
+	entries, err := os.ReadDir(root) // sorted by name
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(root, e.Name()))
 		}
 	}
+	return out
+}
+
+// firstFile is the path of the first regular file name in dirs; "" when
+// none has one.
+func firstFile(dirs []string, name string) string {
 	for _, dir := range dirs {
-		if fi, err := os.Stat(filepath.Join(dir, RegressionHTML)); err == nil && fi.Mode().IsRegular() {
-			return filepath.Join(dir, RegressionHTML)
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(dir, name)
 		}
 	}
 	return ""
