@@ -55,6 +55,9 @@ type series struct {
 	// with the median of its runs' main KPI.
 	Builds []seriesBuild
 	Last   time.Time
+	// Verdict is the newest verdict stored for its main KPI (`seshat
+	// regression --store-results`), nil when none is.
+	Verdict *lts.Verdict
 }
 
 type seriesBuild struct {
@@ -356,7 +359,42 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 	}
 	slices.SortFunc(snap.series, compareSeries)
 	snap.labels = slices.Sorted(maps.Keys(labelNames))
+	if err := s.latestVerdicts(ctx, byKey, workloads); err != nil {
+		return nil, err
+	}
 	return snap, nil
+}
+
+// latestVerdicts gives each series the newest verdict stored for its main
+// KPI, when the store keeps verdicts: one query per workload and main KPI,
+// with the index, not per request.
+func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, workloads map[string]Workload) error {
+	vs, ok := s.verdictStore()
+	if !ok {
+		return nil
+	}
+	type pair struct{ workload, kpi string }
+	asked := map[pair]bool{}
+	for _, sr := range byKey {
+		p := pair{sr.Workload, sr.MainKPI}
+		if sr.MainKPI == "" || asked[p] {
+			continue
+		}
+		asked[p] = true
+		verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: p.workload, KPI: p.kpi})
+		if err != nil {
+			return fmt.Errorf("reading the verdicts of %s %s: %w", p.workload, p.kpi, err)
+		}
+		keys := workloads[p.workload].Keys
+		for i := range verdicts { // newest first
+			v := &verdicts[i]
+			_, key := seriesKey(v.Workload, keys, v.Labels)
+			if sr := byKey[key]; sr != nil && sr.Verdict == nil && sr.MainKPI == v.KPI {
+				sr.Verdict = v
+			}
+		}
+	}
+	return nil
 }
 
 // compareSeries orders series by workload, then by their labels in name
