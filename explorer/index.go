@@ -56,8 +56,10 @@ type series struct {
 	Builds []seriesBuild
 	Last   time.Time
 	// Verdict is the newest verdict stored for its main KPI (`seshat
-	// regression --store-results`), nil when none is.
+	// regression --store-results`), nil when none is; marked are its
+	// verdicts that its history marks, newest first.
 	Verdict *lts.Verdict
+	marked  []*lts.Verdict
 }
 
 type seriesBuild struct {
@@ -365,32 +367,35 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 	return snap, nil
 }
 
-// latestVerdicts gives each series the newest verdict stored for its main
-// KPI, when the store keeps verdicts: one query per workload and main KPI,
-// with the index, not per request.
+// latestVerdicts gives each series the verdicts stored for it, when the
+// store keeps verdicts: the newest of its main KPI, and those its history
+// marks (regressions, improvements, suspects, acknowledged). One query per
+// workload, with the index, not per request: a workload's verdicts are
+// every analysis × series × KPI (24,000 in BenchmarkExplorer), and reading
+// them for each series page took 400 ms.
 func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, workloads map[string]Workload) error {
 	vs, ok := s.verdictStore()
 	if !ok {
 		return nil
 	}
-	type pair struct{ workload, kpi string }
-	asked := map[pair]bool{}
-	for _, sr := range byKey {
-		p := pair{sr.Workload, sr.MainKPI}
-		if sr.MainKPI == "" || asked[p] {
-			continue
-		}
-		asked[p] = true
-		verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: p.workload, KPI: p.kpi})
+	for _, name := range slices.Sorted(maps.Keys(workloads)) {
+		verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: name})
 		if err != nil {
-			return fmt.Errorf("reading the verdicts of %s %s: %w", p.workload, p.kpi, err)
+			return fmt.Errorf("reading the verdicts of %s: %w", name, err)
 		}
-		keys := workloads[p.workload].Keys
+		keys := workloads[name].Keys
 		for i := range verdicts { // newest first
 			v := &verdicts[i]
 			_, key := seriesKey(v.Workload, keys, v.Labels)
-			if sr := byKey[key]; sr != nil && sr.Verdict == nil && sr.MainKPI == v.KPI {
+			sr := byKey[key]
+			if sr == nil {
+				continue
+			}
+			if sr.Verdict == nil && sr.MainKPI == v.KPI {
 				sr.Verdict = v
+			}
+			if verdictMark(v.Status) != "" {
+				sr.marked = append(sr.marked, v)
 			}
 		}
 	}
