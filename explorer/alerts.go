@@ -68,6 +68,7 @@ var alertFilters = map[string][]string{
 	"status":   {"regression", "improvement", "acknowledged"},
 	"workload": nil,
 	"kpi":      nil,
+	"series":   nil,
 	"triage":   append([]string{Untriaged}, lts.TriageStates...),
 }
 
@@ -116,7 +117,8 @@ func (s *Server) alertList(r *http.Request) (*AlertList, error) {
 	}
 	for _, v := range verdicts {
 		a := s.alert(v)
-		if (filter["status"] != "" && a.Status != filter["status"]) || (filter["triage"] != "" && a.TriageState != filter["triage"]) {
+		if (filter["status"] != "" && a.Status != filter["status"]) || (filter["triage"] != "" && a.TriageState != filter["triage"]) ||
+			(filter["series"] != "" && a.SeriesID != filter["series"]) {
 			continue
 		}
 		out.Total++

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -68,6 +69,26 @@ type SeriesSummary struct {
 	// Sparkline is the main KPI's median in each of the last
 	// SparklineBuilds builds, oldest first.
 	Sparkline []*float64 `json:"sparkline"`
+	// LatestVerdict is the newest verdict stored for the main KPI; null
+	// when the store holds none.
+	LatestVerdict *LatestVerdict `json:"latest_verdict"`
+}
+
+// LatestVerdict is a series' newest stored verdict, as the landing page
+// shows it.
+type LatestVerdict struct {
+	// Status is the analysis' (regression, improvement, ok,
+	// acknowledged...), Failing whether it failed the analysis.
+	Status       string    `json:"status"`
+	Failing      bool      `json:"failing"`
+	DeltaPercent lts.Float `json:"delta_percent"`
+	Build        string    `json:"build"`
+	Time         time.Time `json:"time"`
+	// TriageState is the alert's triage, or "untriaged"; "" for a verdict
+	// that is no alert (ok...).
+	TriageState string `json:"triage_state,omitempty"`
+	// AlertsURL lists the series' alerts.
+	AlertsURL string `json:"alerts_url"`
 }
 
 // SparklineBuilds is the number of builds a sparkline shows.
@@ -232,6 +253,16 @@ func (sr *series) summary() SeriesSummary {
 	}
 	for _, b := range sr.Builds[max(0, len(sr.Builds)-SparklineBuilds):] {
 		out.Sparkline = append(out.Sparkline, number(b.median))
+	}
+	if v := sr.Verdict; v != nil {
+		out.LatestVerdict = &LatestVerdict{Status: v.Status, Failing: v.Failing, DeltaPercent: v.DeltaPercent,
+			Build: v.Build, Time: v.Time.UTC(), AlertsURL: "/alerts?series=" + url.QueryEscape(sr.ID)}
+		if v.IsAlert() {
+			out.LatestVerdict.TriageState = Untriaged
+			if v.Triage != nil {
+				out.LatestVerdict.TriageState = v.Triage.State
+			}
+		}
 	}
 	return out
 }

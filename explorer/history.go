@@ -95,7 +95,7 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 		}
 		h.KPIs = append(h.KPIs, *k)
 	}
-	if err := s.marks(ctx, sr, h); err != nil {
+	if err := s.marks(sr, h); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -104,8 +104,9 @@ func (s *Server) history(ctx context.Context, sr *series, kpis []string) (*Histo
 // marks puts on each KPI of h its change points, as the default detector
 // finds them in the build medians, and the verdicts `seshat regression
 // --store-results` stored for the series (regressions, improvements,
-// suspects and acknowledged findings) at their current builds.
-func (s *Server) marks(ctx context.Context, sr *series, h *History) error {
+// suspects and acknowledged findings) at their current builds, as the
+// series index read them.
+func (s *Server) marks(sr *series, h *History) error {
 	m, err := analyze.New(analyze.DefaultDetector, analyze.Params{})
 	if err != nil {
 		return err
@@ -129,27 +130,16 @@ func (s *Server) marks(ctx context.Context, sr *series, h *History) error {
 				Label: fmt.Sprintf("%+.1f%% (%s)", c.ForwardChangePercent(), analyze.DefaultDetector)})
 		}
 	}
-	vs, ok := s.verdictStore()
-	if !ok {
-		return nil
-	}
-	verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: sr.Workload})
-	if err != nil {
-		return storeError(s.opts.Store, err)
-	}
 	builds := map[string]int{}
 	for i, b := range h.Builds {
 		builds[b.ID] = i
 	}
-	keys := s.workload(sr.Workload).Keys
-	for _, v := range verdicts {
+	// The series' verdicts as of the index (Server.latestVerdicts).
+	for _, v := range sr.marked {
 		kind := verdictMark(v.Status)
 		k, ok := byName[v.KPI]
 		b, known := builds[v.Build]
-		if kind == "" || !ok || !known {
-			continue
-		}
-		if _, key := seriesKey(v.Workload, keys, v.Labels); key != sr.key {
+		if !ok || !known {
 			continue
 		}
 		label := v.Status

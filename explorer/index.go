@@ -55,6 +55,11 @@ type series struct {
 	// with the median of its runs' main KPI.
 	Builds []seriesBuild
 	Last   time.Time
+	// Verdict is the newest verdict stored for its main KPI (`seshat
+	// regression --store-results`), nil when none is; marked are its
+	// verdicts that its history marks, newest first.
+	Verdict *lts.Verdict
+	marked  []*lts.Verdict
 }
 
 type seriesBuild struct {
@@ -356,7 +361,45 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 	}
 	slices.SortFunc(snap.series, compareSeries)
 	snap.labels = slices.Sorted(maps.Keys(labelNames))
+	if err := s.latestVerdicts(ctx, byKey, workloads); err != nil {
+		return nil, err
+	}
 	return snap, nil
+}
+
+// latestVerdicts gives each series the verdicts stored for it, when the
+// store keeps verdicts: the newest of its main KPI, and those its history
+// marks (regressions, improvements, suspects, acknowledged). One query per
+// workload, with the index, not per request: a workload's verdicts are
+// every analysis × series × KPI (24,000 in BenchmarkExplorer), and reading
+// them for each series page took 400 ms.
+func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, workloads map[string]Workload) error {
+	vs, ok := s.verdictStore()
+	if !ok {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(workloads)) {
+		verdicts, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: name})
+		if err != nil {
+			return fmt.Errorf("reading the verdicts of %s: %w", name, err)
+		}
+		keys := workloads[name].Keys
+		for i := range verdicts { // newest first
+			v := &verdicts[i]
+			_, key := seriesKey(v.Workload, keys, v.Labels)
+			sr := byKey[key]
+			if sr == nil {
+				continue
+			}
+			if sr.Verdict == nil && sr.MainKPI == v.KPI {
+				sr.Verdict = v
+			}
+			if verdictMark(v.Status) != "" {
+				sr.marked = append(sr.marked, v)
+			}
+		}
+	}
+	return nil
 }
 
 // compareSeries orders series by workload, then by their labels in name

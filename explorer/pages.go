@@ -333,18 +333,31 @@ func sparkline(values []*float64, w, h float64) (path, dot string) {
 }
 
 // seriesData is the history page: the series and its history, drawn by
-// app.js from the JSON the page carries.
+// app.js from the JSON the page carries, on the axis of the URL, with the
+// series overlaid that the URL names and those it may overlay.
 type seriesData struct {
 	Series  SeriesRef
 	Labels  []labelPair
 	History *History
+	// Axis is AxisBuild or AxisTime; AxisURL the page on each.
+	Axis       string
+	AxisURL    map[string]string
+	Overlay    overlayData
+	Comparable []comparableGroup
+	// NoOverlayURL is the page without overlays.
+	NoOverlayURL string
 }
 
 func (s *Server) seriesPage(r *http.Request) (string, any, error) {
-	if err := checkParams(r.URL.Query()); err != nil {
+	snap, err := s.index(r.Context())
+	if err != nil {
 		return "", nil, err
 	}
-	sr, err := s.findSeries(r, r.PathValue("id"))
+	sr, ok := snap.byID[r.PathValue("id")]
+	if !ok {
+		return "", nil, notFound("no series %q in %s", r.PathValue("id"), s.opts.Store)
+	}
+	axis, overlays, err := seriesOptions(r.URL.Query(), snap, sr)
 	if err != nil {
 		return "", nil, err
 	}
@@ -352,7 +365,18 @@ func (s *Server) seriesPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d := seriesData{Series: sr.ref(), History: h}
+	d := seriesData{Series: sr.ref(), History: h, Axis: axis, Overlay: overlayData{Overlays: []Overlay{}},
+		Comparable: comparable(snap, sr, overlays), NoOverlayURL: seriesPageURL(sr.ID, axis, nil),
+		AxisURL: map[string]string{AxisBuild: seriesPageURL(sr.ID, AxisBuild, overlays), AxisTime: seriesPageURL(sr.ID, AxisTime, overlays)}}
+	var names []string
+	d.Overlay.Name, names = overlayNames(sr, overlays)
+	for i, o := range overlays {
+		oh, err := s.history(r.Context(), o, nil)
+		if err != nil {
+			return "", nil, err
+		}
+		d.Overlay.Overlays = append(d.Overlay.Overlays, Overlay{Name: names[i], History: oh})
+	}
 	for _, n := range slices.Sorted(maps.Keys(sr.Labels)) {
 		d.Labels = append(d.Labels, labelPair{n, sr.Labels[n]})
 	}

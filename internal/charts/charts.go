@@ -27,6 +27,11 @@ type Chart struct {
 	Series []Series `json:"series"`
 	// Marks are vertical lines at x: change points and verdicts.
 	Marks []Mark `json:"marks,omitempty"`
+	// Normalise, when above 1 and every series has a Level, draws each
+	// series as its change in percent against its own level when the
+	// levels differ by more than this factor (the axis and a note say
+	// so); 0 never does.
+	Normalise float64 `json:"normalise,omitempty"`
 }
 
 // The kinds of an x axis.
@@ -54,8 +59,11 @@ type Series struct {
 	// Line joins the points; without it they are dots only.
 	Line bool `json:"line,omitempty"`
 	// Dash draws the line dashed.
-	Dash   bool    `json:"dash,omitempty"`
-	Points []Point `json:"points"`
+	Dash bool `json:"dash,omitempty"`
+	// Level is the series' usual value (Chart.Normalise), in the unit of
+	// its points.
+	Level  *float64 `json:"level,omitempty"`
+	Points []Point  `json:"points"`
 }
 
 // Point is one point of a series, with what a hover shows of it.

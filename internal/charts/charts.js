@@ -4,8 +4,11 @@
 // the build it stands for, and marks (change points, verdicts) at builds.
 // Hover shows a point's values, build, commit, ref, CI link and runs, and
 // the marks at it; a drag zooms, a double-click zooms out; a click on a
-// legend entry hides its series. Every string is set as text, never as
-// markup. Static pages carry each chart as a div.seshat-chart holding a
+// legend entry hides its series. A time axis is in UTC, its labels
+// ISO dates and times. A chart whose series have levels (Series.level) and
+// a factor (Chart.normalise) draws each series as its change in percent
+// against its own level when their levels differ by more than the factor,
+// and says so. Every string is set as text, never as markup. Static pages carry each chart as a div.seshat-chart holding a
 // script element of type application/json (the chart), followed by an
 // img.chart-fallback (the SVG) that is hidden once the chart is drawn.
 (function () {
@@ -83,6 +86,55 @@
     return [data, meta];
   }
 
+  // timeValues write a time axis' ticks in UTC, ISO style: the date (or
+  // year) under the first label and where it changes. Columns: tick
+  // increment, default, then on a change of year, month, day, hour,
+  // minute, second; the last is uPlot's mode (1: the first that changed).
+  const timeValues = [
+    [3600 * 24 * 365, "{YYYY}", null, null, null, null, null, null, 1],
+    [3600 * 24 * 28, "{YYYY}-{MM}", null, null, null, null, null, null, 1],
+    [3600 * 24, "{MM}-{DD}", "\n{YYYY}", null, null, null, null, null, 1],
+    [3600, "{HH}:{mm}", "\n{YYYY}-{MM}-{DD}", null, "\n{YYYY}-{MM}-{DD}", null, null, null, 1],
+    [60, "{HH}:{mm}", "\n{YYYY}-{MM}-{DD}", null, "\n{YYYY}-{MM}-{DD}", null, null, null, 1],
+    [1, ":{ss}", "\n{YYYY}-{MM}-{DD} {HH}:{mm}", null, "\n{YYYY}-{MM}-{DD} {HH}:{mm}", null, "\n{HH}:{mm}", null, 1],
+  ];
+  const utc = (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
+
+  // normalise returns spec with each series drawn as its change in percent
+  // against its own level (s.level) when spec.normalise is a factor and the
+  // levels differ by more than it; else spec itself. A point's hover keeps
+  // its value in the KPI's unit. Series lacking a level, or levels not
+  // above 0, leave the chart as it is.
+  function normalise(spec) {
+    const factor = spec.normalise;
+    const levels = spec.series.map((s) => s.level);
+    if (!factor || levels.length < 2 || !levels.every((l) => typeof l === "number" && l > 0)) {
+      return spec;
+    }
+    if (Math.max(...levels) / Math.min(...levels) <= factor) {
+      return spec;
+    }
+    const unit = spec.y.unit ? " " + spec.y.unit : "";
+    const pct = (v, level) => (v / level - 1) * 100;
+    return Object.assign({}, spec, {
+      normalised: true,
+      y: { label: "change in % against each series' level", unit: "%" },
+      series: spec.series.map((s) =>
+        Object.assign({}, s, {
+          name: s.line ? s.name + " (level " + fmt(s.level) + unit + ")" : s.name,
+          points: s.points.map((p) => {
+            const q = Object.assign({}, p, { y: pct(p.y, s.level), note: "= " + fmt(p.y) + unit + (p.note ? " " + p.note : "") });
+            if (p.lo !== undefined && p.hi !== undefined) {
+              q.lo = pct(p.lo, s.level);
+              q.hi = pct(p.hi, s.level);
+            }
+            return q;
+          }),
+        })
+      ),
+    });
+  }
+
   // decorate draws, under the points, each point's range (lo–hi) and the
   // marks: a dashed line at the mark's x with a triangle on top.
   function decorate(spec, meta) {
@@ -108,6 +160,20 @@
       });
       const top = u.bbox.top;
       const bottom = u.bbox.top + u.bbox.height;
+      if (spec.normalised) {
+        // 0%: each series at its own level.
+        const y0 = u.valToPos(0, "y", true);
+        if (y0 >= top && y0 <= bottom) {
+          ctx.strokeStyle = "#6b7280";
+          ctx.lineWidth = devicePixelRatio;
+          ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+          ctx.beginPath();
+          ctx.moveTo(u.bbox.left, y0);
+          ctx.lineTo(u.bbox.left + u.bbox.width, y0);
+          ctx.stroke();
+          ctx.setLineDash([]);
+        }
+      }
       (spec.marks || []).forEach((m) => {
         const x = u.valToPos(m.x, "x", true);
         if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) {
@@ -212,11 +278,15 @@
   function draw(container, spec, options) {
     options = options || {};
     const tip = options.tooltip || tooltip();
+    spec = normalise(spec);
     const [data, meta] = align(spec);
     const axisFont = "12px system-ui, sans-serif";
     const index = spec.x.kind !== "time";
     const n = data[0].length;
     const xAxis = { font: axisFont, label: spec.x.label || undefined, labelFont: axisFont, labelSize: spec.x.label ? 20 : 0 };
+    if (!index) {
+      Object.assign(xAxis, { size: 48, space: 70, values: timeValues });
+    }
     if (index) {
       const tickNames = spec.x.ticks || [];
       Object.assign(xAxis, {
@@ -244,6 +314,7 @@
             }
           : { time: true },
       },
+      tzDate: utc,
       cursor: { drag: { x: true, y: false }, points: { size: 9 } },
       // The tooltip shows the values: a live legend would change width
       // under the mouse on its way from the chart to a legend entry.
@@ -292,6 +363,9 @@
         }
       });
     }
+    if (spec.normalised) {
+      line(container, "seshat-note", "Normalised: the series' levels differ more than " + spec.normalise + "×, so each is drawn as its change in % against its own level (named in the legend); the dashed line is 0%.");
+    }
     const kinds = Array.from(new Set((spec.marks || []).map((m) => m.kind)));
     if (kinds.length > 0) {
       const key = document.createElement("div");
@@ -328,7 +402,7 @@
     });
   }
 
-  window.SeshatCharts = { draw: draw, ticks: ticks, fmt: fmt, drawAll: drawAll };
+  window.SeshatCharts = { draw: draw, ticks: ticks, fmt: fmt, drawAll: drawAll, normalise: normalise };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);
   } else {
