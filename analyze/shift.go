@@ -300,11 +300,11 @@ func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, 
 	if !st.beyond || st.drift {
 		return shiftChange{}, false
 	}
-	samples := mapf(points[t].Samples, f)
-	if !runsConfirm(points[ref.lo:t], ref, t, samples, f, st.delta) {
-		return shiftChange{}, false
-	}
-	if !st.effectOK && !(runsPValue(points[ref.lo:t], ref, t, samples, f) <= s.Alpha) {
+	// The replay asks the full effect of a build its runs confirm: only
+	// the current build's verdict lets its runs decide a smaller change
+	// (Evaluate), so that no change in the history is dated where a
+	// build's runs merely agreed.
+	if !st.effectOK || !runsConfirm(points[ref.lo:t], ref, t, mapf(points[t].Samples, f), f, st.delta) {
 		return shiftChange{}, false
 	}
 	return shiftChange{at: t, confirmed: t, test: st, back: len(ref.vals)}, true
@@ -452,8 +452,11 @@ func (s Shift) Evaluate(in Input) Result {
 		r.DeltaPercent = s.percent(y[t]-Median(level), logScale, Median(level))
 		r.PValue = math.NaN()
 		if len(changes) > 0 {
-			r.Status = StatusOK
-			r.Details = fmt.Sprintf("%d build(s) at the current level, too few to judge a new change (%d needed)%s", t-start, minSingleBack, since)
+			// Too few builds since a change to judge this one: not a
+			// silent ok, whatever its departure.
+			r.Status = StatusNoisy
+			r.Reason = fmt.Sprintf("too little history at the current level to judge: %s since the last change, %d needed (each later build decides more)", plural(t-start, "build"), minSingleBack)
+			r.Details = fmt.Sprintf("%+.2f%% against the %s at the current level%s", r.DeltaPercent, plural(t-start, "build"), since)
 			return r
 		}
 		r.Status = StatusNoisy

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -205,6 +206,12 @@ func TestShiftRunsConfirm(t *testing.T) {
 	current := runs(r, 5, 70, 0.005)
 	if got := m.Evaluate(Input{History: quiet, Current: current, Direction: HigherIsBetter}); got.Status != StatusRegression {
 		t.Errorf("quiet host: %s (%s), want regression", got.Status, got.Details)
+	}
+	// The build after it, far from both levels, with one build at the
+	// new level: too little history to judge, never a silent ok.
+	after := m.Evaluate(Input{History: append(slices.Clone(quiet), current), Current: runs(r, 5, 40, 0.005), Direction: HigherIsBetter})
+	if after.Status != StatusNoisy || !strings.Contains(after.Reason, "since the last change") {
+		t.Errorf("a build after a change its runs confirmed: %s (%q), want noisy", after.Status, after.Reason)
 	}
 	got := m.Evaluate(Input{History: busy, Current: current, Direction: HigherIsBetter})
 	if got.Status != StatusSuspect {
