@@ -128,6 +128,24 @@ expe:
 // run is then redone.
 func TestRunKilledTakesItsRunWithIt(t *testing.T) {
 	t.Parallel()
+	// Every seshat run reclaims what a gone seshat left, on the whole
+	// machine: another run of this test binary (a parallel test, the
+	// early demos) may get there between the kill and the second run.
+	// The second run must say what it cleaned up in one of three tries;
+	// a second run that never says it fails all three.
+	for attempt := 1; attempt <= 3; attempt++ {
+		if killedRunTakesItsRun(t, attempt) {
+			return
+		}
+	}
+	t.Errorf("the second run did not say what it cleaned up in 3 attempts")
+}
+
+// killedRunTakesItsRun kills a seshat run whose PI left a process behind,
+// checks the PI died with it, and runs it again: the run is redone, the
+// leftovers killed; true when the second run said it killed them.
+func killedRunTakesItsRun(t *testing.T, attempt int) bool {
+	t.Helper()
 	dir := t.TempDir()
 	pids, again, results := filepath.Join(dir, "pids"), filepath.Join(dir, "again"), filepath.Join(dir, "results")
 	// The first time, the command leaves a sleeping process and waits for
@@ -164,24 +182,19 @@ func TestRunKilledTakesItsRunWithIt(t *testing.T) {
 	if err := os.WriteFile(again, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Every seshat run reclaims what a gone seshat left, on the whole
-	// machine: another run of this test binary (a parallel test, the
-	// early demos) may get there first. The message is asked of the
-	// second run only when the leftovers were still there as it began.
-	left := running(sleep)
 	r := runSeshat(t, nil, "run", "--resume", "--benchmark", bench, "--results-dir", results)
 	if r.code != 0 {
 		t.Fatalf("second run: exit %d:\n%s", r.code, r.stderr)
 	}
 	waitUntil(t, "the processes the PI left to be killed", func() bool { return !running(sh) && !running(sleep) })
-	if !left {
-		t.Logf("another seshat of this test process reclaimed the leftovers before the second run began")
-	} else if !strings.Contains(r.stderr, "left by the runs of a seshat that is gone") || strings.Contains(r.stderr, "killed 0 process") {
-		t.Errorf("the second run does not say what it cleaned up:\n%s", r.stderr)
-	}
 	if dirs := runDirsOf(t, results); len(dirs) != 1 {
 		t.Errorf("run directories %v, want the one, redone", dirs)
 	}
+	said := strings.Contains(r.stderr, "left by the runs of a seshat that is gone") && !strings.Contains(r.stderr, "killed 0 process")
+	if !said {
+		t.Logf("attempt %d: the second run did not say what it cleaned up (another seshat of this test process may have reclaimed it first):\n%s", attempt, r.stderr)
+	}
+	return said
 }
 
 // parentOf is the parent of pid, from /proc.
