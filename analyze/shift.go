@@ -141,7 +141,10 @@ type shiftRef struct {
 	raw           []float64 // the builds' values
 	vals          []float64 // residuals in build order
 	median, scale float64
-	lower, upper  float64
+	// buildScale is scale before the runs' floor (runScale): the spread
+	// of the build medians alone.
+	buildScale   float64
+	lower, upper float64
 	// The trend line, when the reference drifts: values are judged as
 	// residuals of intercept + slope × index.
 	slope, intercept float64
@@ -300,11 +303,7 @@ func (s Shift) runsChange(y []float64, points []Point, f func(float64) float64, 
 	if !st.beyond || st.drift {
 		return shiftChange{}, false
 	}
-	// The replay asks the full effect of a build its runs confirm: only
-	// the current build's verdict lets its runs decide a smaller change
-	// (Evaluate), so that no change in the history is dated where a
-	// build's runs merely agreed.
-	if !st.effectOK || !runsConfirm(points[ref.lo:t], ref, t, mapf(points[t].Samples, f), f, st.delta) {
+	if !s.runsDecide(points[ref.lo:t], ref, t, mapf(points[t].Samples, f), f, st) {
 		return shiftChange{}, false
 	}
 	return shiftChange{at: t, confirmed: t, test: st, back: len(ref.vals)}, true
@@ -321,6 +320,7 @@ func (s Shift) reference(y []float64, start, j, minBack int, refs map[int]shiftR
 		return r, true
 	}
 	r := newShiftRef(y, lo, j)
+	r.buildScale = r.scale
 	r.scale = math.Max(r.scale, s.runScale)
 	if refs != nil {
 		refs[j] = r
@@ -466,12 +466,7 @@ func (s Shift) Evaluate(in Input) Result {
 	s.fill(&r, ref, st, logScale, t)
 	r.PValue = 1
 	samples := mapf(in.Current.samples(), f)
-	// When the history's builds vary no more than their runs, the runs
-	// decide a build too small a change for the builds' own standard
-	// errors: its runs against every run of the reference, at Alpha.
-	runsDecide := !st.effectOK && st.beyond && !st.drift &&
-		runsConfirm(p.points[ref.lo:t], ref, t, samples, f, st.delta) &&
-		runsPValue(p.points[ref.lo:t], ref, t, samples, f) <= s.Alpha
+	runsDecide := !st.effectOK && st.beyond && !st.drift && s.runsDecide(p.points[ref.lo:t], ref, t, samples, f, st)
 	if (!st.effectOK && !runsDecide) || !st.beyond || st.drift {
 		// Nothing found: once the reference is long enough for a change
 		// over several builds, the noise that matters is that of the
@@ -660,6 +655,24 @@ func runScaleOf(history []Point, f func(float64) float64) (float64, bool) {
 		return 0, false
 	}
 	return medianSpread(MAD(devs), Median(counts)), true
+}
+
+// runsDecide tells whether a single build's runs decide a change on
+// their own: the history's builds vary no more than their runs predict
+// (runsConfirm), the shift is Effect standard errors of the build medians'
+// own spread (buildScale, without the runs' floor: the runs are the
+// evidence here, and a history of identical build medians, as the same
+// benchmark output imported thrice, has none), and the runs against every
+// run of the reference give a Mann-Whitney p at most Alpha.
+func (s Shift) runsDecide(history []Point, ref shiftRef, t int, samples []float64, f func(float64) float64, st shiftTest) bool {
+	if !st.beyond || st.drift || !runsConfirm(history, ref, t, samples, f, st.delta) {
+		return false
+	}
+	n := float64(len(ref.vals))
+	if math.Abs(st.delta) < s.Effect*ref.buildScale*math.Sqrt(1/n+1) {
+		return false
+	}
+	return runsPValue(history, ref, t, samples, f) <= s.Alpha
 }
 
 // runsPValue is the two-sided Mann-Whitney p-value of the current build's
