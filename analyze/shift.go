@@ -406,7 +406,7 @@ func (s Shift) Evaluate(in Input) Result {
 		y[i] = f(pt.Value)
 	}
 	t := len(y) - 1
-	s.runScale = runScale(points[:t], f)
+	s.runScale, _ = runScale(points[:t], f)
 	changes, start := s.replay(y[:t], points[:t], f)
 	defer func() { r.Baseline = s.baseline(r, changes, start, t, logScale) }()
 	since := ""
@@ -636,13 +636,8 @@ func runsExplainBuilds(k int) float64 {
 // runs spread 30% look quiet. It is the within-build term of the one-way
 // random-effects decomposition (between-build variance plus within-build
 // variance over the runs per build) that HierBootstrap resamples.
-func runScale(history []Point, f func(float64) float64) float64 {
-	v, _ := runScaleOf(history, f)
-	return v
-}
-
-// runScaleOf is runScale, and whether enough builds have runs to tell it.
-func runScaleOf(history []Point, f func(float64) float64) (float64, bool) {
+// The second result tells whether enough builds have runs to tell it.
+func runScale(history []Point, f func(float64) float64) (float64, bool) {
 	var devs, counts []float64
 	for _, p := range history {
 		if len(p.Samples) < 2 {
@@ -703,7 +698,7 @@ func runsConfirm(history []Point, ref shiftRef, t int, samples []float64, f func
 	if len(samples) < 3 || !allBeyond(ref, t, samples, delta, 0) || split(ref, t, samples) {
 		return false
 	}
-	within, ok := runScaleOf(history, f)
+	within, ok := runScale(history, f)
 	return ok && ref.scale <= runsExplainBuilds(len(ref.vals))*within
 }
 
