@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -71,6 +72,9 @@ type HierResult struct {
 	A, B HierLevel
 	// Resamples is the number of bootstrap resamples drawn.
 	Resamples int
+	// Paired tells that P, DF and the interval compare the sides within
+	// rounds (ComparePaired).
+	Paired bool
 }
 
 // HierLevel is the level of one side with its confidence interval.
@@ -147,43 +151,141 @@ func (h HierBootstrap) Compare(a, b [][]float64) (HierResult, error) {
 	return r, nil
 }
 
+// ComparePaired compares two sides measured in rounds: a[i] and b[i] are
+// the runs of round i, run one after the other on the same host (an A/B of
+// one job whose rounds alternate A B, B A, ...). A slow phase of the host
+// that lasts a round moves both of its runs, so the comparison is made
+// within rounds: the statistic is the mean over rounds of the difference of
+// the two runs' mean log samples (equal to Compare's log ratio), resampled
+// by rounds with replacement and, within each drawn round, the samples of
+// each of its two runs with replacement (the hierarchical bootstrap of
+// Compare with the round as the top level: Davison & Hinkley 1997, §3.8,
+// and the paired design of randomized multiple interleaved trials, Abedi &
+// Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud
+// Computing Environments", ICPE 2017, as in duet benchmarking, Bulej et
+// al., ICPE 2020). Each round's difference from the mean difference is
+// first scaled by sqrt(n/(n-1)), as Compare scales runs, and the mean
+// difference over its bootstrap standard error is referred to a Student t
+// with n-1 degrees of freedom for n rounds. The sides' levels (A and B) are
+// Compare's. It needs two rounds and as many runs a side; an unpaired run
+// is an error (Compare then applies).
+func (h HierBootstrap) ComparePaired(a, b [][]float64) (HierResult, error) {
+	if len(a) != len(b) {
+		return HierResult{}, fmt.Errorf("%w: %d run(s) of A and %d of B are not paired by rounds", ErrInvalidParam, len(a), len(b))
+	}
+	r, err := h.Compare(a, b)
+	if err != nil {
+		return r, err
+	}
+	conf := h.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	la, ma, _ := logRuns(a)
+	lb, mb, _ := logRuns(b)
+	n := len(a)
+	d := stat.Mean(mb, nil) - stat.Mean(ma, nil)
+	scale := math.Sqrt(float64(n) / float64(n-1))
+	for i := range n {
+		half := (scale - 1) * ((mb[i] - ma[i]) - d) / 2
+		shifted(la[i], -half)
+		shifted(lb[i], half)
+	}
+	nb := r.Resamples
+	seed := h.Seed
+	if seed == 0 {
+		seed = hierSeed(a, b) ^ 0x9a12ed
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5e5a7b007))
+	var m hierMoments
+	for range nb {
+		var s float64
+		for range n {
+			k := rng.IntN(n)
+			s += resampleMean(rng, lb[k]) - resampleMean(rng, la[k])
+		}
+		m.add(s / float64(n))
+	}
+	v := m.variance()
+	r.DF = float64(n - 1)
+	switch {
+	case v > 0:
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
+		r.P = 2 * t.Survival(math.Abs(d)/math.Sqrt(v))
+		q := t.Quantile((1 + conf) / 2)
+		r.Lo, r.Hi = math.Exp(d-q*math.Sqrt(v)), math.Exp(d+q*math.Sqrt(v))
+	case d == 0:
+		r.P, r.Lo, r.Hi = 1, 1, 1
+	default: // every round differs by the same amount
+		r.P, r.Lo, r.Hi = 0, r.Ratio, r.Ratio
+	}
+	r.Paired = true
+	return r, nil
+}
+
+// shifted adds d to every value of run, in place.
+func shifted(run []float64, d float64) []float64 {
+	for j := range run {
+		run[j] += d
+	}
+	return run
+}
+
+// resampleMean is the mean of len(run) values drawn from run with
+// replacement (the value itself for a run of one).
+func resampleMean(rng *rand.Rand, run []float64) float64 {
+	n := len(run)
+	if n == 1 {
+		return run[0]
+	}
+	var m float64
+	for range n {
+		m += run[rng.IntN(n)]
+	}
+	return m / float64(n)
+}
+
 // hierLogs takes the logs of every sample, checking them, and returns them
 // with their level (the mean over runs of each run's mean log), each
 // sample shifted so that its run's mean log lies sqrt(n/(n-1)) times as
 // far from the level as it did: resampled runs then vary as much as the
 // runs of the side would (not (n-1)/n of that).
 func hierLogs(runs [][]float64) ([][]float64, float64, error) {
+	out, means, err := logRuns(runs)
+	if err != nil {
+		return nil, 0, err
+	}
+	level := stat.Mean(means, nil)
+	n := float64(len(runs))
+	scale := math.Sqrt(n / (n - 1))
+	for i, run := range out {
+		shifted(run, (scale-1)*(means[i]-level))
+	}
+	return out, level, nil
+}
+
+// logRuns is the log of every sample, checked, and each run's mean log.
+func logRuns(runs [][]float64) ([][]float64, []float64, error) {
 	if len(runs) < 2 {
-		return nil, 0, fmt.Errorf("%d run(s): %w", len(runs), ErrTooFewRuns)
+		return nil, nil, fmt.Errorf("%d run(s): %w", len(runs), ErrTooFewRuns)
 	}
 	out := make([][]float64, len(runs))
 	means := make([]float64, len(runs))
-	var level float64
 	for i, run := range runs {
 		if len(run) == 0 {
-			return nil, 0, fmt.Errorf("run %d: no sample", i+1)
+			return nil, nil, fmt.Errorf("run %d: no sample", i+1)
 		}
 		out[i] = make([]float64, len(run))
 		for j, v := range run {
 			if !(v > 0) || math.IsInf(v, 1) {
-				return nil, 0, fmt.Errorf("run %d, sample %d: %v: %w", i+1, j+1, v, ErrNotPositive)
+				return nil, nil, fmt.Errorf("run %d, sample %d: %v: %w", i+1, j+1, v, ErrNotPositive)
 			}
 			out[i][j] = math.Log(v)
 			means[i] += out[i][j]
 		}
 		means[i] /= float64(len(run))
-		level += means[i]
 	}
-	n := float64(len(runs))
-	level /= n
-	scale := math.Sqrt(n / (n - 1))
-	for i, run := range out {
-		shift := (scale - 1) * (means[i] - level)
-		for j := range run {
-			run[j] += shift
-		}
-	}
-	return out, level, nil
+	return out, means, nil
 }
 
 // hierResample is the level of one two-level resample: runs drawn with
@@ -191,17 +293,7 @@ func hierLogs(runs [][]float64) ([][]float64, float64, error) {
 func hierResample(rng *rand.Rand, runs [][]float64) float64 {
 	var s float64
 	for range runs {
-		run := runs[rng.IntN(len(runs))]
-		n := len(run)
-		if n == 1 {
-			s += run[0]
-			continue
-		}
-		var m float64
-		for range n {
-			m += run[rng.IntN(n)]
-		}
-		s += m / float64(n)
+		s += resampleMean(rng, runs[rng.IntN(len(runs))])
 	}
 	return s / float64(len(runs))
 }

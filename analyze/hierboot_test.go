@@ -90,8 +90,9 @@ func TestHierBootstrapReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []struct {
-		Name string
-		A, B [][]float64
+		Name   string
+		Paired bool
+		A, B   [][]float64
 	}
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
@@ -105,6 +106,8 @@ func TestHierBootstrapReference(t *testing.T) {
 		{"3x15, same process", [7]float64{1.07224, 0.90748, 1.26692, 0.305421, 3.82503, 0.036996, 0.0459723}},
 		{"uneven runs, 10% faster", [7]float64{0.932124, 0.816549, 1.06406, 0.207556, 3.67353, 0.0362632, 0.0283347}},
 		{"single values, 5 runs vs 3", [7]float64{1.11702, 1.04167, 1.19783, 0.011844, 3.94458, 0.0142922, 0.0205326}},
+		{"5 rounds of a drifting host, 10% slower, paired", [7]float64{1.09756, 1.07344, 1.12221, 0.000312067, 4, 0.0919492, 0.0967257}},
+		{"4 rounds, same process, paired", [7]float64{0.984865, 0.94989, 1.02113, 0.272053, 3, 0.0396412, 0.0383982}},
 	} {
 		want[r.name] = r.v
 	}
@@ -117,9 +120,16 @@ func TestHierBootstrapReference(t *testing.T) {
 			t.Errorf("%s: no reference result", c.Name)
 			continue
 		}
-		r, err := HierBootstrap{Resamples: 100000}.Compare(c.A, c.B)
+		compare := HierBootstrap{Resamples: 100000}.Compare
+		if c.Paired {
+			compare = HierBootstrap{Resamples: 100000}.ComparePaired
+		}
+		r, err := compare(c.A, c.B)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if r.Paired != c.Paired {
+			t.Errorf("%s: Paired %v, want %v", c.Name, r.Paired, c.Paired)
 		}
 		got := [7]float64{r.Ratio, r.Lo, r.Hi, r.P, r.DF, r.A.SE, r.B.SE}
 		tol := [7]float64{1e-5, 0.005, 0.005, 0.05, 0.03, 0.015, 0.015} // relative
@@ -129,6 +139,54 @@ func TestHierBootstrapReference(t *testing.T) {
 				t.Errorf("%s: %s %.6g, reference %.6g (tolerance %g%%)", c.Name, names[i], got[i], w[i], tol[i]*100)
 			}
 		}
+	}
+}
+
+// TestHierBootstrapPairedCalibration: sides measured in rounds on a host
+// whose state moves both runs of a round (a round effect of 10%, samples
+// within a run 3%), 5 rounds x 10 samples: for equal sides p < 0.05 in at
+// most 5% of 200 seeded pairs, paired; a real 5% slowdown found in nearly
+// every pair when paired, where the unpaired comparison, which counts the
+// round effect as noise, finds it in few.
+func TestHierBootstrapPairedCalibration(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(2017, 3))
+	rounds := func(ratio float64) (a, b [][]float64) {
+		for range 5 {
+			host := math.Exp(0.10 * rng.NormFloat64())
+			a = append(a, twoLevel(rng, 1, 10, 10*host, 0, 0.03)[0])
+			b = append(b, twoLevel(rng, 1, 10, 10*host*ratio, 0, 0.03)[0])
+		}
+		return a, b
+	}
+	const pairs = 200
+	var falsePos, pairedFound, unpairedFound int
+	for range pairs {
+		a, b := rounds(1)
+		r, err := HierBootstrap{Resamples: 500}.ComparePaired(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.P < 0.05 {
+			falsePos++
+		}
+		a, b = rounds(1.05)
+		if r, _ := (HierBootstrap{Resamples: 500}).ComparePaired(a, b); r.P < 0.05 && r.Ratio > 1 {
+			pairedFound++
+		}
+		if r, _ := (HierBootstrap{Resamples: 500}).Compare(a, b); r.P < 0.05 && r.Ratio > 1 {
+			unpairedFound++
+		}
+	}
+	t.Logf("equal sides p < 0.05: %d/%d; 5%% found paired %d/%d, unpaired %d/%d", falsePos, pairs, pairedFound, pairs, unpairedFound, pairs)
+	if falsePos > pairs*5/100 {
+		t.Errorf("p < 0.05 in %d of %d pairs of equal sides, want <= 5%%", falsePos, pairs)
+	}
+	if pairedFound < pairs*95/100 {
+		t.Errorf("a 5%% slowdown found in %d of %d pairs by rounds, want >= 95%%", pairedFound, pairs)
+	}
+	if unpairedFound >= pairedFound {
+		t.Errorf("unpaired found %d, paired %d: pairing by rounds should find more", unpairedFound, pairedFound)
 	}
 }
 
@@ -169,6 +227,20 @@ func TestHierBootstrapDeterministic(t *testing.T) {
 	}
 	if _, err := (HierBootstrap{Resamples: -1}).Compare(a, b); !errors.Is(err, ErrInvalidParam) {
 		t.Errorf("-1 resamples: %v", err)
+	}
+	p1, err1 := HierBootstrap{}.ComparePaired(a, b)
+	p2, err2 := HierBootstrap{}.ComparePaired(a, b)
+	if err1 != nil || err2 != nil || p1 != p2 || !p1.Paired || p1.DF != 2 {
+		t.Errorf("two paired answers to one input, or not paired: %+v, %v; %+v, %v", p1, err1, p2, err2)
+	}
+	if r, err := (HierBootstrap{}).ComparePaired(flat, [][]float64{{4}, {4}}); err != nil || r.P != 0 || r.Ratio != 2 {
+		t.Errorf("constant sides apart, paired: %+v, %v", r, err)
+	}
+	if _, err := (HierBootstrap{}).ComparePaired(a, a[:2]); !errors.Is(err, ErrInvalidParam) {
+		t.Errorf("3 runs against 2, paired: %v, want %v", err, ErrInvalidParam)
+	}
+	if _, err := (HierBootstrap{}).ComparePaired(a[:1], b[:1]); !errors.Is(err, ErrTooFewRuns) {
+		t.Errorf("one round: %v, want %v", err, ErrTooFewRuns)
 	}
 }
 

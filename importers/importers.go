@@ -403,7 +403,7 @@ func jsonFile(v any) ([]byte, error) {
 const maxRunSeconds = 1e7
 
 // RepeatSetting tells repeated runs of one point apart (DESIGN §4).
-const RepeatSetting = "@repeat"
+const RepeatSetting = models.RepeatSetting
 
 // numberRepeats gives the runs that share their settings @repeat 0, 1, ...
 // in order; a point run once gets none.

@@ -24,6 +24,11 @@ func (s Settings) Keys() []string {
 	return keys
 }
 
+// RepeatSetting tells repeated runs of one matrix point apart (DESIGN §4):
+// 0..N-1 for the N runs of a point, the same for every point of one round
+// of `seshat run`, so that the two sides of an A/B in one round share it.
+const RepeatSetting = "@repeat"
+
 // IsMeta reports whether a setting tells repeats of one matrix point apart
 // (`@repeat`, `@timestamp`) rather than being a matrix variable.
 func IsMeta(key string) bool { return strings.HasPrefix(key, "@") }

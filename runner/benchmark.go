@@ -75,7 +75,7 @@ func (s *Settings) set(key string, v Value) {
 // runs carry RepeatSetting = 0..N-1.
 const (
 	RepeatKey     = "repeat"
-	RepeatSetting = "@repeat"
+	RepeatSetting = models.RepeatSetting
 )
 
 // ListValued settings take a list as one value (an argv); to vary them,

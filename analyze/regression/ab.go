@@ -134,9 +134,10 @@ func (a *analysis) entryNotAnalyzed(e *Entry, why string) {
 		Current: analyze.Point{Value: math.NaN(), Label: e.ComparisonValue}}}
 }
 
-// sideRuns are the values of a KPI in the runs of an entry, and the
-// per-iteration samples of each (nil for a run without).
-func sideRuns(e *Entry, name string) (values []float64, samples [][]float64) {
+// sideRuns are the values of a KPI in the runs of an entry, the
+// per-iteration samples of each (nil for a run without) and the round
+// that made each (Run.Round).
+func sideRuns(e *Entry, name string) (values []float64, samples [][]float64, rounds []string) {
 	for _, r := range e.runs {
 		v, ok := r.KPI(name)
 		if !ok || math.IsNaN(v.Value) {
@@ -144,8 +145,36 @@ func sideRuns(e *Entry, name string) (values []float64, samples [][]float64) {
 		}
 		values = append(values, v.Value)
 		samples = append(samples, r.Samples[name])
+		rounds = append(rounds, r.Round)
 	}
-	return values, samples
+	return values, samples, rounds
+}
+
+// byRounds orders y's runs as x's rounds, when every run of either side
+// has a partner of the same round on the other and no round is twice on a
+// side: the two sides can then be compared within rounds.
+func byRounds(x, y [][]float64, rx, ry []string) ([][]float64, bool) {
+	if len(x) != len(y) || len(x) < 2 {
+		return nil, false
+	}
+	at := make(map[string]int, len(ry))
+	for i, r := range ry {
+		if _, twice := at[r]; twice || r == "" {
+			return nil, false
+		}
+		at[r] = i
+	}
+	out := make([][]float64, len(x))
+	seen := make(map[string]bool, len(rx))
+	for i, r := range rx {
+		j, ok := at[r]
+		if !ok || seen[r] {
+			return nil, false
+		}
+		seen[r] = true
+		out[i] = y[j]
+	}
+	return out, true
 }
 
 func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
@@ -164,7 +193,7 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 	if e.series != nil {
 		res.History = e.series.points(name) // context only, from a store when given
 	}
-	vb, sb := sideRuns(e, name)
+	vb, sb, rb := sideRuns(e, name)
 	res.Current = analyze.Point{Value: math.NaN(), Label: e.ComparisonValue}
 	if len(vb) > 0 {
 		res.Current = analyze.PointOf(vb...)
@@ -195,7 +224,7 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 	if len(vb) == 0 {
 		return notAnalysed("absent from the current run(s) of this side")
 	}
-	va, sa := sideRuns(base, name)
+	va, sa, ra := sideRuns(base, name)
 	if len(va) == 0 {
 		return notAnalysed("the baseline " + b.String() + " has no value of this KPI")
 	}
@@ -208,7 +237,12 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 			break
 		}
 	}
+	// Within rounds when the runs pair up: a slow phase of the host that
+	// moves both runs of a round is then no noise of the comparison.
 	h, err := analyze.HierBootstrap{}.Compare(x, y)
+	if yy, paired := byRounds(x, y, ra, rb); paired && err == nil {
+		h, err = analyze.HierBootstrap{}.ComparePaired(x, yy)
+	}
 	r := &res.Result
 	*r = notAnalyzed(a.rep.Method, "")
 	r.Current, r.Reference = res.Current.Value, analyze.Median(va)
@@ -235,8 +269,12 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 			r.Status = analyze.StatusRegression
 		}
 	}
-	r.Details = fmt.Sprintf("against the baseline %s by a hierarchical bootstrap of %s: %d run(s) (%d samples) here, %d (%d) there; ratio %.4f, 95%% interval [%.4f, %.4f], p=%.3g",
-		b, what, h.B.Runs, h.B.Samples, h.A.Runs, h.A.Samples, h.Ratio, h.Lo, h.Hi, h.P)
+	how := "a hierarchical bootstrap"
+	if h.Paired {
+		how = fmt.Sprintf("a hierarchical bootstrap within %d rounds", h.A.Runs)
+	}
+	r.Details = fmt.Sprintf("against the baseline %s by %s of %s: %d run(s) (%d samples) here, %d (%d) there; ratio %.4f, 95%% interval [%.4f, %.4f], p=%.3g",
+		b, how, what, h.B.Runs, h.B.Samples, h.A.Runs, h.A.Samples, h.Ratio, h.Lo, h.Hi, h.P)
 	res.Status = r.Status
 	return res
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
 )
 
@@ -91,5 +92,44 @@ func TestAnalyzeBaselineNoisyAndMissing(t *testing.T) {
 	rep = analyseAB(t, append(abRuns(3, 1)[:6], run("h-256", "", "head", "256", 100), run("h2-256", "", "head", "256", 100)))
 	if rep.Summary.NotAnalyzed != 1 || !strings.Contains(statuses(rep), "size=256@head:not-analyzed") {
 		t.Errorf("no partner: %s", statuses(rep))
+	}
+}
+
+// TestAnalyzeBaselineWithinRounds: a host whose slow phases move both runs
+// of a round by up to 30%, and a head 8% slower in every round. Runs that
+// name their round (@repeat, as `seshat run` and --confirm write it) are
+// compared within rounds and the slowdown is a regression; the same values
+// without rounds count the host's phases as noise and cannot decide.
+func TestAnalyzeBaselineWithinRounds(t *testing.T) {
+	t.Parallel()
+	host := []float64{1, 0.7, 0.95, 1.2, 0.8}
+	withRounds := func(rounds bool) []regression.Run {
+		var runs []regression.Run
+		for i, f := range host {
+			b, h := run(fmt.Sprintf("b%d", i), "", "base", "64", 100*f), run(fmt.Sprintf("h%d", i), "", "head", "64", 92*f*(1+0.004*float64(i%2)))
+			if rounds {
+				b.Round, h.Round = fmt.Sprint(i), fmt.Sprint(i)
+			}
+			runs = append(runs, b, h)
+		}
+		return runs
+	}
+	rep := analyseAB(t, withRounds(true))
+	r := rep.Entries[1].Results[0]
+	if r.Status != analyze.StatusRegression || !strings.Contains(r.Result.Details, "within 5 rounds") {
+		t.Errorf("paired by rounds: %s; %s", statuses(rep), r.Result.Details)
+	}
+	if d := r.Result.DeltaPercent; d > -7.5 || d < -8.3 {
+		t.Errorf("delta %g, want about -8%%", d)
+	}
+	rep = analyseAB(t, withRounds(false))
+	if r := rep.Entries[1].Results[0]; r.Status == analyze.StatusRegression || strings.Contains(r.Result.Details, "rounds") {
+		t.Errorf("without rounds: %s; %s", statuses(rep), r.Result.Details)
+	}
+	// A round with one side missing: compared unpaired, every run used.
+	runs := withRounds(true)
+	rep = analyseAB(t, runs[:len(runs)-1])
+	if r := rep.Entries[1].Results[0]; strings.Contains(r.Result.Details, "rounds") {
+		t.Errorf("a round without its head run is not paired: %s", r.Result.Details)
 	}
 }

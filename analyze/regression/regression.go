@@ -42,6 +42,10 @@ type Run struct {
 	// Settings are the settings of a run without payload (an incomplete
 	// one) as text: they tell which side of an A/B it was.
 	Settings map[string]string
+	// Round names the round of `seshat run` (or of --confirm) that made
+	// the run: its @repeat setting, which the two sides of an A/B share in
+	// one round, so that they are compared within rounds; "" when unknown.
+	Round string
 }
 
 // DefaultBatchValues bounds the values of the varying label in one history

@@ -8,7 +8,11 @@ Hinkley 1997 §3.8, Saravanan et al. 2020), after scaling each run's
 deviation from its side's level by sqrt(n/(n-1)); the bootstrap variance of
 each side's log level; the log ratio over its standard error against a
 Student t with Welch-Satterthwaite degrees of freedom (runs less one a
-side).
+side). Cases marked "paired" are compared within rounds instead
+(analyze.HierBootstrap.ComparePaired): rounds drawn with replacement, then
+the samples of each of the round's two runs, after scaling each round's
+difference from the mean difference by sqrt(n/(n-1)); n-1 degrees of
+freedom.
 
     /usr/bin/python3 analyze/testdata/hierboot_reference.py [B]
 
@@ -121,6 +125,45 @@ def compare(a, b, B, rng, conf=0.95):
     }
 
 
+def compare_paired(a, b, B, rng, conf=0.95):
+    """Rounds as the top level: a[i] and b[i] ran in round i."""
+    la = [np.log(np.asarray(r, dtype=float)) for r in a]
+    lb = [np.log(np.asarray(r, dtype=float)) for r in b]
+    ma = np.array([r.mean() for r in la])
+    mb = np.array([r.mean() for r in lb])
+    n = len(la)
+    d = mb.mean() - ma.mean()
+    scale = math.sqrt(n / (n - 1))
+    for i in range(n):
+        h = (scale - 1) * ((mb[i] - ma[i]) - d) / 2
+        la[i] = la[i] - h
+        lb[i] = lb[i] + h
+    picks = rng.integers(0, n, size=(B, n))
+    total = np.zeros(B)
+    for i in range(n):
+        for k in range(n):
+            rows = picks[:, i] == k
+            cnt = int(rows.sum())
+            if cnt == 0:
+                continue
+            for side, sign in ((lb[k], 1), (la[k], -1)):
+                m = len(side)
+                draws = rng.integers(0, m, size=(cnt, m))
+                total[rows] += sign * side[draws].mean(axis=1)
+    v = (total / n).var(ddof=1)
+    df = n - 1
+    p = 2 * t_sf(abs(d) / math.sqrt(v), df)
+    q = t_quantile((1 + conf) / 2, df)
+    r = compare(a, b, B, rng, conf)
+    r.update({
+        "lo": math.exp(d - q * math.sqrt(v)),
+        "hi": math.exp(d + q * math.sqrt(v)),
+        "p": p,
+        "df": df,
+    })
+    return r
+
+
 def main():
     B = int(sys.argv[1]) if len(sys.argv) > 1 else 400000
     here = os.path.dirname(os.path.abspath(__file__))
@@ -128,7 +171,10 @@ def main():
         cases = json.load(f)
     rng = np.random.default_rng(1997)
     for c in cases:
-        r = compare(c["a"], c["b"], B, rng)
+        if c.get("paired"):
+            r = compare_paired(c["a"], c["b"], B, rng)
+        else:
+            r = compare(c["a"], c["b"], B, rng)
         nums = ", ".join("%.6g" % r[k] for k in ("ratio", "lo", "hi", "p", "df", "se_a", "se_b"))
         print("{%s, %s}," % (json.dumps(c["name"]), nums))
 

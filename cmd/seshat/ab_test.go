@@ -66,6 +66,10 @@ func TestRegressionABBaseline(t *testing.T) {
 	if s["regressions"].(float64) != 1 || s["baseline"].(float64) != 1 {
 		t.Errorf("summary: %v", s)
 	}
+	// The two sides' runs of each round (@repeat) are compared within it.
+	if f := s["findings"].([]any); len(f) != 1 || !strings.Contains(f[0].(map[string]any)["details"].(string), "within 4 rounds") {
+		t.Errorf("the finding is not compared within the 4 rounds: %v", f)
+	}
 	t.Logf("table:\n%s", r.stdout)
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/lts"
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 	"github.com/seshat-bench/seshat/plotting"
 	"github.com/seshat-bench/seshat/store"
@@ -530,6 +531,9 @@ func runOf(env Env, r lts.EntryPayload, samples bool) regression.Run {
 	if p := r.Payload; p != nil {
 		run.Record = lts.RecordOf(p)
 		run.Settings = settingsText(p.Metadata.Settings)
+		if r, ok := p.Metadata.Settings[models.RepeatSetting]; ok {
+			run.Round = models.FormatValue(r)
+		}
 		if code := p.Metadata.ExitCode; code != nil && *code != 0 && len(p.KPIs) == 0 && len(r.Warnings) == 0 {
 			// A payload read back from an LTS file carries no build warnings.
 			run.Problems = []string{fmt.Sprintf("exit code %d: no KPIs for a failed run", *code)}
