@@ -106,8 +106,9 @@ func TestHierBootstrapReference(t *testing.T) {
 		{"3x15, same process", [7]float64{1.07224, 0.90748, 1.26692, 0.305421, 3.82503, 0.036996, 0.0459723}},
 		{"uneven runs, 10% faster", [7]float64{0.932124, 0.816549, 1.06406, 0.207556, 3.67353, 0.0362632, 0.0283347}},
 		{"single values, 5 runs vs 3", [7]float64{1.11702, 1.04167, 1.19783, 0.011844, 3.94458, 0.0142922, 0.0205326}},
-		{"5 rounds of a drifting host, 10% slower, paired", [7]float64{1.09756, 1.07344, 1.12221, 0.000312067, 4, 0.0919492, 0.0967257}},
-		{"4 rounds, same process, paired", [7]float64{0.984865, 0.94989, 1.02113, 0.272053, 3, 0.0396412, 0.0383982}},
+		{"5 rounds of a drifting host, 10% slower, paired", [7]float64{1.09756, 1.07964, 1.11577, 9.60005e-05, 4, 0.0917689, 0.0968517}},
+		{"4 rounds, same process, paired", [7]float64{0.984865, 0.969801, 1.00016, 0.0513148, 3, 0.0396576, 0.0384091}},
+		{"10 rounds, one run of each side slowed 40%, 8% slower, paired", [7]float64{1.08667, 1.07825, 1.09517, 3.90051e-08, 7, 0.0387729, 0.0351987}},
 	} {
 		want[r.name] = r.v
 	}
@@ -144,13 +145,14 @@ func TestHierBootstrapReference(t *testing.T) {
 
 // TestHierBootstrapPairedCalibration: sides measured in rounds on a host
 // whose state moves both runs of a round (a round effect of 10%, samples
-// within a run 3%), 5 rounds x 10 samples: for equal sides p < 0.05 in at
-// most 5% of 200 seeded pairs, paired; a real 5% slowdown found in nearly
-// every pair when paired, where the unpaired comparison, which counts the
-// round effect as noise, finds it in few.
+// within a run 3%), 5 rounds x 10 samples: for equal sides p < 0.05 in
+// 5% of 1,000 seeded pairs (at most 6.5%, two standard errors of a
+// binomial above it), paired; a real 5% slowdown found in nearly every
+// pair when paired, where the unpaired comparison, which counts the round
+// effect as noise, finds it in few.
 func TestHierBootstrapPairedCalibration(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(2017, 3))
+	rng := rand.New(rand.NewPCG(1, 3))
 	rounds := func(ratio float64) (a, b [][]float64) {
 		for range 5 {
 			host := math.Exp(0.10 * rng.NormFloat64())
@@ -159,7 +161,7 @@ func TestHierBootstrapPairedCalibration(t *testing.T) {
 		}
 		return a, b
 	}
-	const pairs = 200
+	const pairs = 1000
 	var falsePos, pairedFound, unpairedFound int
 	for range pairs {
 		a, b := rounds(1)
@@ -179,8 +181,8 @@ func TestHierBootstrapPairedCalibration(t *testing.T) {
 		}
 	}
 	t.Logf("equal sides p < 0.05: %d/%d; 5%% found paired %d/%d, unpaired %d/%d", falsePos, pairs, pairedFound, pairs, unpairedFound, pairs)
-	if falsePos > pairs*5/100 {
-		t.Errorf("p < 0.05 in %d of %d pairs of equal sides, want <= 5%%", falsePos, pairs)
+	if falsePos > pairs*65/1000 {
+		t.Errorf("p < 0.05 in %d of %d pairs of equal sides, want about 5%% (<= 6.5%%)", falsePos, pairs)
 	}
 	if pairedFound < pairs*95/100 {
 		t.Errorf("a 5%% slowdown found in %d of %d pairs by rounds, want >= 95%%", pairedFound, pairs)

@@ -9,10 +9,10 @@ deviation from its side's level by sqrt(n/(n-1)); the bootstrap variance of
 each side's log level; the log ratio over its standard error against a
 Student t with Welch-Satterthwaite degrees of freedom (runs less one a
 side). Cases marked "paired" are compared within rounds instead
-(analyze.HierBootstrap.ComparePaired): rounds drawn with replacement, then
-the samples of each of the round's two runs, after scaling each round's
-difference from the mean difference by sqrt(n/(n-1)); n-1 degrees of
-freedom.
+(analyze.HierBootstrap.ComparePaired): Yuen's test on the 10% trimmed mean
+of the rounds' differences of mean log samples, its standard error from
+their winsorized standard deviation, n-2g-1 degrees of freedom with
+g = floor(0.1 n) (Wilcox 2012, §5.9.5).
 
     /usr/bin/python3 analyze/testdata/hierboot_reference.py [B]
 
@@ -126,38 +126,24 @@ def compare(a, b, B, rng, conf=0.95):
 
 
 def compare_paired(a, b, B, rng, conf=0.95):
-    """Rounds as the top level: a[i] and b[i] ran in round i."""
-    la = [np.log(np.asarray(r, dtype=float)) for r in a]
-    lb = [np.log(np.asarray(r, dtype=float)) for r in b]
-    ma = np.array([r.mean() for r in la])
-    mb = np.array([r.mean() for r in lb])
-    n = len(la)
-    d = mb.mean() - ma.mean()
-    scale = math.sqrt(n / (n - 1))
-    for i in range(n):
-        h = (scale - 1) * ((mb[i] - ma[i]) - d) / 2
-        la[i] = la[i] - h
-        lb[i] = lb[i] + h
-    picks = rng.integers(0, n, size=(B, n))
-    total = np.zeros(B)
-    for i in range(n):
-        for k in range(n):
-            rows = picks[:, i] == k
-            cnt = int(rows.sum())
-            if cnt == 0:
-                continue
-            for side, sign in ((lb[k], 1), (la[k], -1)):
-                m = len(side)
-                draws = rng.integers(0, m, size=(cnt, m))
-                total[rows] += sign * side[draws].mean(axis=1)
-    v = (total / n).var(ddof=1)
-    df = n - 1
-    p = 2 * t_sf(abs(d) / math.sqrt(v), df)
+    """Rounds as the units: a[i] and b[i] ran in round i. Yuen's test on
+    the 10% trimmed mean of the rounds' differences of mean logs."""
+    ma = np.array([np.log(np.asarray(r, dtype=float)).mean() for r in a])
+    mb = np.array([np.log(np.asarray(r, dtype=float)).mean() for r in b])
+    n = len(ma)
+    g = int(math.floor(0.1 * n))
+    diffs = np.sort(mb - ma)
+    d = diffs[g:n - g].mean()
+    w = np.clip(diffs, diffs[g], diffs[n - g - 1])
+    se = w.std(ddof=1) / ((1 - 2 * g / n) * math.sqrt(n))
+    df = n - 2 * g - 1
+    p = 2 * t_sf(abs(d) / se, df)
     q = t_quantile((1 + conf) / 2, df)
     r = compare(a, b, B, rng, conf)
     r.update({
-        "lo": math.exp(d - q * math.sqrt(v)),
-        "hi": math.exp(d + q * math.sqrt(v)),
+        "ratio": math.exp(d),
+        "lo": math.exp(d - q * se),
+        "hi": math.exp(d + q * se),
         "p": p,
         "df": df,
     })
