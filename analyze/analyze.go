@@ -316,6 +316,10 @@ type Params struct {
 	Reference     string  // "mean" (default) or "previous"
 	// mannwhitney and segment
 	Alpha float64 // default 0.05
+	// shift: the gate's minimum effect in percent (Gate.MinEffect), under
+	// which a change of the history is not a new level; default
+	// DefaultMinEffect
+	MinEffect float64
 }
 
 // DefaultMethod is the method `seshat regression` uses when none is named:
@@ -346,7 +350,7 @@ func New(name string, p Params) (Method, error) {
 	}
 	switch name {
 	case "shift":
-		m = Shift{Alpha: p.Alpha}
+		m = Shift{Alpha: p.Alpha, MinEffect: p.MinEffect}
 	case "perfherder":
 		m = Perfherder{}
 	case "window":

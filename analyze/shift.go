@@ -51,6 +51,16 @@ import (
 //     median of as many runs): the host's state between builds then
 //     adds nothing that the runs do not show. Runs made later by --confirm
 //     (Input.Rerun) confirm it when they too lie beyond the bounds.
+//  4. Acted on. A change in the history becomes the new reference only
+//     when it is at least MinEffect, the gate's minimum effect: the job
+//     that met it alerted. A smaller one, statistically sure or not, was
+//     never reported, so the reference stays at the level the last alert
+//     left, and steps under the minimum effect that add up to more than it
+//     raise one alert (Mozilla's 3777081: +1.9% at build 37, then +4% by
+//     build 44) instead of none. This is the rule of a control chart
+//     (Page 1954; Montgomery, Introduction to Statistical Quality Control,
+//     §9.1): the in-control level is re-estimated only after a signal is
+//     acted on, never after a shift too small to signal.
 //
 // Values are compared on a log scale when they are all positive. The gate
 // of the analysis (Gate) then asks for a false discovery rate across all
@@ -71,6 +81,10 @@ type Shift struct {
 	Effect float64
 	// Alpha is the significance of the rank test; 0 means 0.01.
 	Alpha float64
+	// MinEffect is the gate's minimum effect in percent (Gate.MinEffect):
+	// a change of the history under it is not a new level. 0 means
+	// DefaultMinEffect.
+	MinEffect float64
 
 	// runScale floors the reference's scale: the spread of a build's
 	// median that its own runs predict (runScale). Set by Evaluate from
@@ -116,6 +130,9 @@ func (s Shift) withDefaults() Shift {
 	if s.Alpha == 0 {
 		s.Alpha = 0.01
 	}
+	if s.MinEffect == 0 {
+		s.MinEffect = DefaultMinEffect
+	}
 	return s
 }
 
@@ -130,6 +147,8 @@ func (s Shift) validate() error {
 		return fmt.Errorf("%w: effect %g, must be a number > 0", ErrInvalidParam, s.Effect)
 	case !(s.Alpha > 0 && s.Alpha < 1):
 		return fmt.Errorf("%w: alpha %g, must be in (0, 1)", ErrInvalidParam, s.Alpha)
+	case !(s.MinEffect >= 0) || math.IsInf(s.MinEffect, 0):
+		return fmt.Errorf("%w: minimum effect %g%%, must be a number >= 0", ErrInvalidParam, s.MinEffect)
 	}
 	return nil
 }
@@ -188,6 +207,7 @@ func (r shiftRef) residual(i int, v float64) float64 {
 type shiftTest struct {
 	ok       bool
 	delta    float64 // median shift, working scale (residuals)
+	level    float64 // the reference's level at the first fore build, working scale
 	p        float64 // Mann-Whitney
 	se       float64 // standard error of the shift
 	beyond   bool    // every fore value beyond the bounds
@@ -201,7 +221,7 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 	for i, v := range fore {
 		res[i] = r.residual(at+i, v)
 	}
-	t := shiftTest{p: 1, delta: Median(res) - r.median}
+	t := shiftTest{p: 1, delta: Median(res) - r.median, level: r.intercept + r.slope*float64(at) + r.median}
 	n, m := float64(len(r.vals)), float64(len(res))
 	t.se = r.scale * math.Sqrt(1/n+1/m)
 	if t.delta == 0 {
@@ -268,18 +288,22 @@ type shiftChange struct {
 	back          int // reference builds
 }
 
-// replay walks y (working scale) build by build and returns the changes
-// confirmed, in order, and the first build of the current level. When the
-// builds' points are given (their runs; f maps a run's value to the
-// working scale), a build whose own runs confirm it is a change too, as
-// the job that judged it found: one change, one alert, whichever confirmed
-// it.
-func (s Shift) replay(y []float64, points []Point, f func(float64) float64) (changes []shiftChange, start int) {
+// replay walks y (working scale; logarithms when logScale) build by
+// build and returns the changes confirmed, in order, and the first build
+// of the current level. When the builds' points are given (their runs; f
+// maps a run's value to the working scale), a build whose own runs
+// confirm it is a change too, as the job that judged it found: one change,
+// one alert, whichever confirmed it. A change under MinEffect is not one
+// (step 4 of Shift).
+func (s Shift) replay(y []float64, logScale bool, points []Point, f func(float64) float64) (changes []shiftChange, start int) {
 	refs := map[int]shiftRef{}
 	for t := range y {
 		c, ok := s.change(y, start, t, refs)
 		if !ok && points != nil {
 			c, ok = s.runsChange(y, points, f, start, t, refs)
+		}
+		if ok && !(math.Abs(s.percent(c.test.delta, logScale, c.test.level)) >= s.MinEffect) {
+			ok = false
 		}
 		if ok {
 			changes = append(changes, c)
@@ -353,7 +377,7 @@ func (s Shift) ChangePoints(series []float64) ([]ChangePoint, []Warning) {
 		return nil, warns
 	}
 	s = s.withDefaults()
-	changes, _ := s.replay(workingScale(series), nil, nil)
+	changes, _ := s.replay(workingScale(series), allPositive(series), nil, nil)
 	idx := make([]int, len(changes))
 	for i, c := range changes {
 		idx[i] = c.at
@@ -407,7 +431,7 @@ func (s Shift) Evaluate(in Input) Result {
 	}
 	t := len(y) - 1
 	s.runScale, _ = runScale(points[:t], f)
-	changes, start := s.replay(y[:t], points[:t], f)
+	changes, start := s.replay(y[:t], logScale, points[:t], f)
 	defer func() { r.Baseline = s.baseline(r, changes, start, t, logScale) }()
 	since := ""
 	if len(changes) > 0 {

@@ -413,3 +413,36 @@ func TestWindowRealSmallChange(t *testing.T) {
 		t.Errorf("--min-magnitude 0.02: change points %v, want none (the step is under 2%%)", got)
 	}
 }
+
+// TestShiftRealStepsUnderMinEffect: steps under the gate's minimum effect
+// that add up to more than it raise one alert. Mozilla's 3777081 steps
+// +1.9% at build 37 and about +4% by 44 (a confirmed change, labelled at
+// 47): the first step never alerted, so it does not become the reference,
+// and the job at 44 fails. With a minimum effect of 1%, the first step is
+// the alert and the later builds are judged against it.
+func TestShiftRealStepsUnderMinEffect(t *testing.T) {
+	t.Parallel()
+	s := loadReal(t, "3777081")
+	dir := DirectionOf(s.LowerBetter)
+	rs := ciReplay(s.Values, dir)
+	alerts := alertsOf(rs)
+	if len(alerts) != 1 || !near(alerts[0], s.Labels[0].Index) {
+		t.Fatalf("alerts at %v, want one within 5 builds of the change at %d", alerts, s.Labels[0].Index)
+	}
+	if r := rs[alerts[0]]; r.Status != StatusRegression || r.DeltaPercent < 3 {
+		t.Errorf("build %d: %s %+.1f%%, want a regression of 3%% or more", alerts[0], r.Status, r.DeltaPercent)
+	}
+
+	low := make([]Result, len(s.Values))
+	for i := 1; i < len(s.Values); i++ {
+		h := make([]Point, i)
+		for k := range h {
+			h[k] = PointOf(s.Values[k])
+		}
+		low[i] = Shift{MinEffect: 1}.Evaluate(Input{History: h, Current: PointOf(s.Values[i]), Direction: dir})
+		Gate{MinEffect: 1}.Apply([]*Result{&low[i]})
+	}
+	if got := alertsOf(low); len(got) == 0 || got[0] < 37 || got[0] > 41 {
+		t.Errorf("minimum effect 1%%: alerts at %v, want the first within 4 builds after the +1.9%% step at 37", got)
+	}
+}

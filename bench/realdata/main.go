@@ -16,7 +16,9 @@
 // Perfherder's (analyze.Perfherder, treeherder's defaults) and Apache
 // Otava's defaults (analyze.EDivisive: window 50, p 0.001).
 //
-// Columns, per method, over every series:
+// Each file's line says how many of its confirmed changes are steps of
+// at least the gate's minimum effect (step): the others a replay gated at
+// that effect rarely counts. Columns, per method, over every series:
 //
 //   - recall: confirmed changes (TP and FN labels) with an alert within 5
 //     builds;
@@ -43,6 +45,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -105,16 +108,20 @@ func run(w io.Writer, files []string) error {
 		if err != nil {
 			return err
 		}
-		points, confirmed := 0, 0
+		points, confirmed, large := 0, 0, 0
 		for _, s := range all {
 			points += len(s.Values)
 			for _, l := range s.Labels {
 				if l.Confirmed() {
 					confirmed++
+					if math.Abs(step(s.Values, l.Index)) >= float64(analyze.DefaultMinEffect)/100 {
+						large++
+					}
 				}
 			}
 		}
-		fmt.Fprintf(w, "%s: %d series, %d builds, %d confirmed changes\n", file, len(all), points, confirmed)
+		fmt.Fprintf(w, "%s: %d series, %d builds, %d confirmed changes (%d of them steps of at least %g%%, the gate's minimum effect)\n",
+			file, len(all), points, confirmed, large, float64(analyze.DefaultMinEffect))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "method\trecall\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tnoisy\tjudged\t")
 		for _, m := range methods() {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"slices"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/bench/internal/cpdscore"
 )
 
@@ -93,4 +95,30 @@ func scoreSeries(labels []label, alerts []int, judged int) score {
 func f1Margin(truth, pred []int, margin int) float64 {
 	f, _, _ := cpdscore.FMeasure(map[string][]int{"labels": truth}, pred, margin)
 	return f
+}
+
+// stepBefore and stepAfter are the builds on either side of a split that
+// step compares: a reference as long as a CI job's before a change, and a
+// few builds after it, so that one spike does not make a step.
+const stepBefore, stepAfter = 15, 5
+
+// step is the largest relative step of values near build i: the median of
+// the stepAfter builds from a split against the median of the up to
+// stepBefore builds before it, over every split within the margin of i; 0
+// when no split has builds on both sides. It sizes a labelled change, so
+// that the report can say how many confirmed changes are as large as the
+// gate's minimum effect: a replay gated at that effect cannot alert on the
+// others.
+func step(values []float64, i int) float64 {
+	best := 0.0
+	for c := max(1, i-margin); c <= i+margin && c+stepAfter <= len(values); c++ {
+		before := analyze.Median(values[max(0, c-stepBefore):c])
+		if before == 0 {
+			continue
+		}
+		if r := analyze.Median(values[c:c+stepAfter])/before - 1; math.Abs(r) > math.Abs(best) {
+			best = r
+		}
+	}
+	return best
 }

@@ -140,12 +140,14 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	if methodName == "" {
 		methodName = analyze.DefaultMethod
 	}
-	method, err := analyze.New(methodName, opts.Params)
-	if err != nil {
-		return exitcode.Errorf(exitcode.InvalidInput, "--method: %w", err)
-	}
 	if err := opts.Gate.Validate(); err != nil {
 		return exitcode.Errorf(exitcode.InvalidInput, "gate: %w", err)
+	}
+	mp := opts.Params
+	mp.MinEffect = opts.Gate.MinEffect // shift's history: a change under it never alerted
+	method, err := analyze.New(methodName, mp)
+	if err != nil {
+		return exitcode.Errorf(exitcode.InvalidInput, "--method: %w", err)
 	}
 	var acks []regression.Ack
 	if opts.Ack != "" {
