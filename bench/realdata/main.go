@@ -45,7 +45,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -114,16 +113,16 @@ func run(w io.Writer, files []string) error {
 			for _, l := range s.Labels {
 				if l.Confirmed() {
 					confirmed++
-					if math.Abs(step(s.Values, l.Index)) >= float64(analyze.DefaultMinEffect)/100 {
-						large++
-					}
+				}
+				if isLarge(s.Values, l) {
+					large++
 				}
 			}
 		}
 		fmt.Fprintf(w, "%s: %d series, %d builds, %d confirmed changes (%d of them steps of at least %g%%, the gate's minimum effect)\n",
 			file, len(all), points, confirmed, large, float64(analyze.DefaultMinEffect))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "method\trecall\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tnoisy\tjudged\t")
+		fmt.Fprintf(tw, "method\trecall\trecall >=%g%%\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tnoisy\tjudged\t\n", float64(analyze.DefaultMinEffect))
 		for _, m := range methods() {
 			var total score
 			for _, s := range all {
@@ -131,15 +130,15 @@ func run(w io.Writer, files []string) error {
 				if err != nil {
 					return fmt.Errorf("%s: %s: %w", m.name, s.Name(), err)
 				}
-				sc := scoreSeries(s.Labels, alerts, judged)
+				sc := scoreSeries(s.Labels, s.Values, alerts, judged)
 				sc.counts = other
 				total.add(sc)
 				if *verbose && m.name != "no change" {
 					fmt.Fprintf(os.Stderr, "%-34s %-40.40s labels %s alerts %v\n", m.name, s.Name(), labelText(s.Labels), alerts)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%.3f\t%d\t%d\t%d\t%d\t\n", m.name,
-				ratio(total.found, total.confirmed), 1000*float64(total.far)/float64(max(total.judged, 1)),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%s\t%.3f\t%d\t%d\t%d\t%d\t\n", m.name,
+				ratio(total.found, total.confirmed), ratio(total.foundLg, total.large), 1000*float64(total.far)/float64(max(total.judged, 1)),
 				fmt.Sprintf("%d/%d", total.repeated, total.dismissed), perChange(total),
 				total.f1/float64(len(all)), total.alerts, total.suspects, total.noisy, total.judged)
 		}

@@ -20,6 +20,8 @@ type score struct {
 	alerts    int
 	confirmed int // TP and FN labels
 	found     int // confirmed labels with an alert within the margin
+	large     int // confirmed labels that are steps of the gate's minimum effect or more (step)
+	foundLg   int // large labels with an alert within the margin
 	near      int // alerts within the margin of a found confirmed label, summed per label
 	far       int // alerts farther than the margin from every label
 	dismissed int // FP labels
@@ -37,6 +39,8 @@ func (s *score) add(o score) {
 	s.alerts += o.alerts
 	s.confirmed += o.confirmed
 	s.found += o.found
+	s.large += o.large
+	s.foundLg += o.foundLg
 	s.near += o.near
 	s.far += o.far
 	s.dismissed += o.dismissed
@@ -48,10 +52,15 @@ func (s *score) add(o score) {
 
 func within(a, b int) bool { return a-b <= margin && b-a <= margin }
 
-// scoreSeries scores alerts (indices, any order) against a series' labels.
-func scoreSeries(labels []label, alerts []int, judged int) score {
+// scoreSeries scores alerts (indices, any order) against a series' labels;
+// values, when given, size the confirmed changes (step).
+func scoreSeries(labels []label, values []float64, alerts []int, judged int) score {
 	s := score{judged: judged, alerts: len(alerts)}
 	for _, l := range labels {
+		large := values != nil && isLarge(values, l)
+		if large {
+			s.large++
+		}
 		n := 0
 		for _, a := range alerts {
 			if within(a, l.Index) {
@@ -64,6 +73,9 @@ func scoreSeries(labels []label, alerts []int, judged int) score {
 			if n > 0 {
 				s.found++
 				s.near += n
+				if large {
+					s.foundLg++
+				}
 			}
 		case l.Status == "FP":
 			s.dismissed++
@@ -121,4 +133,10 @@ func step(values []float64, i int) float64 {
 		}
 	}
 	return best
+}
+
+// isLarge tells whether l is a confirmed change whose step is at least the
+// gate's minimum effect (analyze.DefaultMinEffect).
+func isLarge(values []float64, l label) bool {
+	return l.Confirmed() && math.Abs(step(values, l.Index)) >= float64(analyze.DefaultMinEffect)/100
 }

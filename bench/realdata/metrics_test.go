@@ -44,3 +44,19 @@ func TestStep(t *testing.T) {
 		t.Errorf("two builds: step %g, want 0 (no split has %d builds after it)", got, stepAfter)
 	}
 }
+
+// TestScoreLarge: the recall of changes as large as the gate's minimum
+// effect counts only confirmed labels whose step reaches it: a found 10%
+// step counts, a found 1% step and a dismissed alert do not.
+func TestScoreLarge(t *testing.T) {
+	t.Parallel()
+	values := append(append(steady(20, 100), steady(20, 110)...), steady(20, 111)...)
+	labels := []label{{Index: 20, Status: "TP"}, {Index: 40, Status: "TP"}, {Index: 50, Status: "FP"}}
+	s := scoreSeries(labels, values, []int{21, 41}, len(values))
+	if s.confirmed != 2 || s.found != 2 || s.large != 1 || s.foundLg != 1 {
+		t.Errorf("confirmed %d found %d large %d found large %d, want 2 2 1 1", s.confirmed, s.found, s.large, s.foundLg)
+	}
+	if s = scoreSeries(labels, values, []int{41}, len(values)); s.large != 1 || s.foundLg != 0 {
+		t.Errorf("the 10%% step missed: large %d found large %d, want 1 0", s.large, s.foundLg)
+	}
+}
