@@ -17,6 +17,7 @@ import (
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -394,7 +395,7 @@ func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, w
 			if sr.Verdict == nil && sr.MainKPI == v.KPI {
 				sr.Verdict = v
 			}
-			if verdictMark(v.Status) != "" {
+			if charts.VerdictMark(v.Status) != "" {
 				sr.marked = append(sr.marked, v)
 			}
 		}

@@ -64,6 +64,19 @@ func (v *Verdict) IsAlert() bool {
 	return false
 }
 
+// Summary is what a chart's mark says of the verdict: its status, its
+// change and its triage ("regression +12.5%, triaged acknowledged").
+func (v *Verdict) Summary() string {
+	out := v.Status
+	if d := float64(v.DeltaPercent); !math.IsNaN(d) && !math.IsInf(d, 0) {
+		out += fmt.Sprintf(" %+.1f%%", d)
+	}
+	if v.Triage != nil {
+		out += ", triaged " + v.Triage.State
+	}
+	return out
+}
+
 // Triage states.
 const (
 	TriageAcknowledged = "acknowledged"
