@@ -261,21 +261,26 @@ type keyMemoID struct {
 type memoKey struct {
 	orig, labels map[string]string // orig: held so that its address stays its
 	key          string
+	// cmpKey and cmpValue are the comparison of the labels
+	// (history.RunOf's).
+	cmpKey, cmpValue string
 }
 
 const maxKeyMemo = 1 << 14
 
-func (m keyMemo) of(workload string, keys regression.Keys, labels map[string]string) (map[string]string, string) {
+func (m keyMemo) of(workload string, keys regression.Keys, labels map[string]string) memoKey {
 	id := keyMemoID{workload, reflect.ValueOf(labels).UnsafePointer()}
 	if k, ok := m[id]; ok {
-		return k.labels, k.key
+		return k
 	}
 	out, key := seriesKey(workload, keys, labels)
+	cmp, value := keys.Rule().ComparisonOf(labels)
 	if len(m) >= maxKeyMemo {
 		clear(m)
 	}
-	m[id] = memoKey{orig: labels, labels: out, key: key}
-	return out, key
+	k := memoKey{orig: labels, labels: out, key: key, cmpKey: history.Canonical(cmp), cmpValue: value}
+	m[id] = k
+	return k
 }
 
 // seriesID names a series in URLs: a hash of its key, stable as long as
@@ -299,7 +304,8 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 			w = s.workload(r.Workload)
 			workloads[r.Workload] = w
 		}
-		labels, key := keys.of(r.Workload, w.Keys, r.Labels)
+		memo := keys.of(r.Workload, w.Keys, r.Labels)
+		labels, key := memo.labels, memo.key
 		sr := byKey[key]
 		if sr == nil {
 			sr = &series{ID: seriesID(key), Workload: r.Workload, Labels: labels, key: key}
@@ -325,7 +331,9 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 		b.inSeries[sr]++
 		sr.Runs++
 		sr.Last = r.Time
-		runs[sr] = append(runs[sr], history.RunOf(r, w.Keys.Rule()))
+		// history.RunOf(r, w.Keys.Rule()), its comparison made once per
+		// label set.
+		runs[sr] = append(runs[sr], history.Run{Record: r, ComparisonKey: memo.cmpKey, ComparisonValue: memo.cmpValue})
 		snap.runs[r.TestUUID] = runRef{series: sr, build: b, time: r.Time}
 	}
 	for _, sr := range snap.series {
