@@ -17,7 +17,8 @@ import (
 )
 
 // The alerts: the regressions and improvements that `seshat regression
-// --store-results` stored (lts.Verdict), newest first, with their triage.
+// --store-results` stored (lts.Verdict), newest first, with their triage
+// and every triage before it (who, when, what).
 // Triage is the explorer's only write: POST /api/alerts/{id}/triage, when
 // Options.AllowTriage, with Options.Token as a bearer token when set, from
 // the same origin only.
@@ -196,7 +197,8 @@ func (s *Server) apiTriage(r *http.Request) (any, error) {
 		return nil, badRequest("triage: more than one JSON value in the body")
 	}
 	id := r.PathValue("id")
-	t := lts.Triage{VerdictID: id, State: req.State, Reason: strings.TrimSpace(req.Reason), Bug: strings.TrimSpace(req.Bug), Time: time.Now().UTC()}
+	t := lts.Triage{VerdictID: id, State: req.State, Reason: strings.TrimSpace(req.Reason), Bug: strings.TrimSpace(req.Bug),
+		User: s.opts.TriageUser, Time: time.Now().UTC()}
 	if err := t.Check(); err != nil {
 		return nil, badRequest("%v", err)
 	}

@@ -2,14 +2,19 @@ package explorer_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 )
@@ -234,5 +239,51 @@ func TestHistoryMarksVerdicts(t *testing.T) {
 	}
 	if len(got) != 1 {
 		t.Errorf("marks on %d KPIs (%v), want on rate_gflops only (the ok verdict is no mark)", len(got), got)
+	}
+}
+
+// TestTriageHistoryInChromium: triaging an alert twice on the alerts page
+// (invalid, then acknowledged with a reason) shows both triages under it,
+// oldest first, by the serve's triage user; the page read again and
+// /api/alerts show the same history, the latest triage the alert's state.
+func TestTriageHistoryInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	s, vs := alertStore(t)
+	srv := serve(t, s, explorer.Options{AllowTriage: true, TriageUser: "alice <a@example.com>"})
+	id := vs["regression"].ID
+	ctx, done := browsertest.Tab(t, srv.URL+"/alerts")
+	defer done()
+	row := `#alert-` + id
+	history := func(what string, want int) []string {
+		t.Helper()
+		items := value(t, ctx, what, chromedp.Poll[[]string](fmt.Sprintf(`(() => {
+			const li = Array.from(document.querySelectorAll(%q)).map((e) => e.textContent);
+			return li.length === %d ? li : null;
+		})()`, row+` ol.triage-history li`, want), chromedp.WithPollingTimeout(20*time.Second)))
+		return items
+	}
+	do(t, ctx, "triaging invalid", chromedp.Click(chromedp.CSS(row+` button[data-state="invalid"]`)))
+	history("the history after one triage", 1)
+	do(t, ctx, "acknowledging",
+		chromedp.SendKeys(chromedp.CSS(row+` input.reason`), "new BLAS <b>kernels</b>"),
+		chromedp.Click(chromedp.CSS(row+` button[data-state="acknowledged"]`)))
+	check := func(what string, items []string) {
+		t.Helper()
+		if !strings.Contains(items[0], "alice <a@example.com>: invalid") || !strings.Contains(items[1], "alice <a@example.com>: acknowledged new BLAS <b>kernels</b>") {
+			t.Errorf("%s: triage history %q, want invalid then acknowledged, by alice, the reason as text", what, items)
+		}
+	}
+	check("after two triages", history("the history after two triages", 2))
+	if state := value(t, ctx, "the state", chromedp.Text(chromedp.CSS(row+` .triage-state`))); state != "acknowledged" {
+		t.Errorf("the alert's state %q, want the latest triage, acknowledged", state)
+	}
+	t.Logf("screenshot %s", browsertest.Screenshot(t, ctx, "triage-history"))
+	do(t, ctx, "reading the page again", chromedp.Reload())
+	check("the page read again", history("the history read again", 2))
+	var list explorer.AlertList
+	getJSON(t, srv, "/api/alerts?triage=acknowledged", &list)
+	if len(list.Alerts) != 1 || len(list.Alerts[0].TriageHistory) != 2 || list.Alerts[0].TriageHistory[0].User != "alice <a@example.com>" ||
+		list.Alerts[0].TriageHistory[1].State != lts.TriageAcknowledged {
+		t.Errorf("/api/alerts?triage=acknowledged: %+v, want the alert with its two triages by alice", list.Alerts)
 	}
 }

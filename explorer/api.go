@@ -67,7 +67,9 @@ type SeriesSummary struct {
 	Latest      *float64  `json:"latest"`
 	LatestBuild *BuildRef `json:"latest_build"`
 	// Sparkline is the main KPI's median in each of the last
-	// SparklineBuilds builds, oldest first.
+	// SparklineBuilds points of the series' history, oldest first: a
+	// build at one comparison value, as the series page's line has them
+	// (the one grouping of analyze/history).
 	Sparkline []*float64 `json:"sparkline"`
 	// LatestVerdict is the newest verdict stored for the main KPI; null
 	// when the store holds none.
@@ -243,7 +245,7 @@ func number(v float64) *float64 {
 
 func (sr *series) summary() SeriesSummary {
 	out := SeriesSummary{SeriesRef: sr.ref(), Unit: sr.Unit, LowerBetter: sr.LowerBetter, Runs: sr.Runs,
-		Builds: len(sr.Builds), LastRun: sr.Last, Sparkline: []*float64{}}
+		Builds: sr.builds, LastRun: sr.Last, Sparkline: []*float64{}}
 	for i := len(sr.Builds) - 1; i >= 0; i-- {
 		if v := number(sr.Builds[i].median); v != nil {
 			ref := buildRef(sr.Builds[i].build)

@@ -65,6 +65,10 @@ type Options struct {
 	// come with each triage as "Authorization: Bearer TOKEN".
 	AllowTriage, ReadOnly bool
 	Token                 string
+	// TriageUser is who the triages made here are by (lts.Triage.User):
+	// `seshat serve --triage-user`, the token's name, or the user serve
+	// runs as.
+	TriageUser string
 }
 
 // Server is the explorer's http.Handler.

@@ -3,6 +3,7 @@ package explorer_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -312,5 +313,62 @@ func TestServe(t *testing.T) {
 	}
 	if err := explorer.Serve(context.Background(), "127.0.0.1:bad", h, nil); err == nil || !strings.Contains(err.Error(), "--addr 127.0.0.1:bad") {
 		t.Errorf("a bad address: %v", err)
+	}
+}
+
+// TestSparklineAgreesWithHistory: the landing page's sparkline is the
+// series page's line of the main KPI, point by point, because both group
+// the runs by the one rule of analyze/history: on a series whose builds
+// have several runs at two framework versions (comparison values), each
+// build at each version is a point of both, in the same order.
+func TestSparklineAgreesWithHistory(t *testing.T) {
+	t.Parallel()
+	ps := fixture()
+	for i, p := range ps {
+		if i%fixtureSeries != 0 {
+			continue
+		}
+		// The second run of every build of the 64 series at a newer
+		// framework, half again as fast.
+		p.Metadata.Labels["framework_version"] = "1.0"
+		if n := i / fixtureSeries; n%2 == 1 {
+			p.Metadata.Labels["framework_version"] = "2.0"
+			v := p.KPIs["rate_gflops"]
+			v.Value *= 1.5
+			p.KPIs["rate_gflops"] = v
+		}
+	}
+	srv := serve(t, sqliteStore(t, ps), explorer.Options{})
+	id := seriesIDs(t, srv)["64"]
+	var list explorer.SeriesList
+	getJSON(t, srv, "/api/series", &list)
+	var spark []*float64
+	for _, sr := range list.Series {
+		if sr.ID == id {
+			spark = sr.Sparkline
+			if sr.Builds != 5 {
+				t.Errorf("series 64 has %d builds, want 5", sr.Builds)
+			}
+		}
+	}
+	var h explorer.History
+	getJSON(t, srv, "/api/history?series="+id+"&kpi=rate_gflops", &h)
+	line := h.KPIs[0].Medians
+	if len(line) != 9 {
+		t.Fatalf("the series page has %d points, want 9 (4 builds at 2 versions, one run of its own)", len(line))
+	}
+	show := func(vs []*float64) string {
+		var out []string
+		for _, v := range vs {
+			if v == nil {
+				out = append(out, "null")
+			} else {
+				out = append(out, fmt.Sprintf("%.6g", *v))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if show(spark) != show(line) {
+		t.Errorf("the landing sparkline %s differs from the series page's line %s", show(spark), show(line))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,37 +135,15 @@ func (s *Server) marks(sr *series, h *History) error {
 	}
 	// The series' verdicts as of the index (Server.latestVerdicts).
 	for _, v := range sr.marked {
-		kind := verdictMark(v.Status)
+		kind := charts.VerdictMark(v.Status)
 		k, ok := byName[v.KPI]
 		b, known := builds[v.Build]
 		if !ok || !known {
 			continue
 		}
-		label := v.Status
-		if d := float64(v.DeltaPercent); !math.IsNaN(d) && !math.IsInf(d, 0) {
-			label += fmt.Sprintf(" %+.1f%%", d)
-		}
-		if v.Triage != nil {
-			label += ", triaged " + v.Triage.State
-		}
-		k.Marks = append(k.Marks, HistoryMark{Build: b, Kind: kind, Label: label})
+		k.Marks = append(k.Marks, HistoryMark{Build: b, Kind: kind, Label: v.Summary()})
 	}
 	return nil
-}
-
-// verdictMark is the mark of a verdict's status, "" for none.
-func verdictMark(status string) string {
-	switch status {
-	case "regression":
-		return charts.MarkRegression
-	case "improvement":
-		return charts.MarkImprovement
-	case "suspect":
-		return charts.MarkSuspect
-	case "acknowledged":
-		return charts.MarkOther
-	}
-	return ""
 }
 
 // MaxBuildRuns is the most runs a build's page and /api/builds give; a

@@ -15,8 +15,9 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/history"
 	"github.com/seshat-bench/seshat/analyze/regression"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -51,9 +52,12 @@ type series struct {
 	Unit        string
 	LowerBetter bool
 	Runs        int
-	// Builds are the series' builds in the order of their first run, each
-	// with the median of its runs' main KPI.
+	// Builds are the series' points by the one grouping of history
+	// (history.Points: a build at one comparison value, in time order),
+	// as its history page has them, each with the median of its runs'
+	// main KPI; builds counts the distinct builds.
 	Builds []seriesBuild
+	builds int
 	Last   time.Time
 	// Verdict is the newest verdict stored for its main KPI (`seshat
 	// regression --store-results`), nil when none is; marked are its
@@ -257,21 +261,26 @@ type keyMemoID struct {
 type memoKey struct {
 	orig, labels map[string]string // orig: held so that its address stays its
 	key          string
+	// cmpKey and cmpValue are the comparison of the labels
+	// (history.RunOf's).
+	cmpKey, cmpValue string
 }
 
 const maxKeyMemo = 1 << 14
 
-func (m keyMemo) of(workload string, keys regression.Keys, labels map[string]string) (map[string]string, string) {
+func (m keyMemo) of(workload string, keys regression.Keys, labels map[string]string) memoKey {
 	id := keyMemoID{workload, reflect.ValueOf(labels).UnsafePointer()}
 	if k, ok := m[id]; ok {
-		return k.labels, k.key
+		return k
 	}
 	out, key := seriesKey(workload, keys, labels)
+	cmp, value := keys.Rule().ComparisonOf(labels)
 	if len(m) >= maxKeyMemo {
 		clear(m)
 	}
-	m[id] = memoKey{orig: labels, labels: out, key: key}
-	return out, key
+	k := memoKey{orig: labels, labels: out, key: key, cmpKey: history.Canonical(cmp), cmpValue: value}
+	m[id] = k
+	return k
 }
 
 // seriesID names a series in URLs: a hash of its key, stable as long as
@@ -281,12 +290,7 @@ func seriesID(key string) string { return strconv.FormatUint(xxhash.Sum64String(
 // load reads every stored run into a new index.
 func (s *Server) load(ctx context.Context) (*snapshot, error) {
 	snap := &snapshot{at: time.Now(), byID: map[string]*series{}, builds: map[string]*build{}, runs: map[string]runRef{}}
-	type point struct {
-		b      *build
-		values map[string]float64
-		defs   map[string]lts.KPIDef
-	}
-	points := map[*series][]point{}
+	runs := map[*series][]history.Run{}
 	byKey := map[string]*series{}
 	workloads := map[string]Workload{}
 	labelNames := map[string]bool{}
@@ -300,7 +304,8 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 			w = s.workload(r.Workload)
 			workloads[r.Workload] = w
 		}
-		labels, key := keys.of(r.Workload, w.Keys, r.Labels)
+		memo := keys.of(r.Workload, w.Keys, r.Labels)
+		labels, key := memo.labels, memo.key
 		sr := byKey[key]
 		if sr == nil {
 			sr = &series{ID: seriesID(key), Workload: r.Workload, Labels: labels, key: key}
@@ -326,16 +331,18 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 		b.inSeries[sr]++
 		sr.Runs++
 		sr.Last = r.Time
-		points[sr] = append(points[sr], point{b: b, values: r.Values, defs: r.Defs})
+		// history.RunOf(r, w.Keys.Rule()), its comparison made once per
+		// label set.
+		runs[sr] = append(runs[sr], history.Run{Record: r, ComparisonKey: memo.cmpKey, ComparisonValue: memo.cmpValue})
 		snap.runs[r.TestUUID] = runRef{series: sr, build: b, time: r.Time}
 	}
 	for _, sr := range snap.series {
-		ps := points[sr]
+		rs := runs[sr]
 		has := map[string]lts.KPIDef{}
-		for _, p := range ps {
-			for name := range p.values {
+		for _, r := range rs {
+			for name := range r.Values {
 				if _, ok := has[name]; !ok {
-					has[name] = p.defs[name]
+					has[name] = r.Defs[name]
 				}
 			}
 		}
@@ -343,21 +350,17 @@ func (s *Server) load(ctx context.Context) (*snapshot, error) {
 		if d, ok := has[sr.MainKPI]; ok {
 			sr.Unit, sr.LowerBetter = d.Unit, d.LowerBetter
 		}
-		var order []*build
-		values := map[*build][]float64{}
-		for _, p := range ps {
-			if _, seen := values[p.b]; !seen {
-				order = append(order, p.b)
-				values[p.b] = nil
-			}
-			if v, ok := p.values[sr.MainKPI]; ok {
-				values[p.b] = append(values[p.b], v)
-			}
+		// The points of the series page (Server.history), by the same
+		// rule: the sparkline is its main KPI's line.
+		points := history.Points(rs, "")
+		sr.Builds = make([]seriesBuild, len(points))
+		seen := map[*build]bool{}
+		for i := range points {
+			b := snap.builds[points[i].BuildID]
+			sr.Builds[i] = seriesBuild{build: b, median: points[i].Median(sr.MainKPI)}
+			seen[b] = true
 		}
-		sr.Builds = make([]seriesBuild, len(order))
-		for i, b := range order {
-			sr.Builds[i] = seriesBuild{build: b, median: analyze.Median(values[b])}
-		}
+		sr.builds = len(seen)
 	}
 	slices.SortFunc(snap.series, compareSeries)
 	snap.labels = slices.Sorted(maps.Keys(labelNames))
@@ -394,7 +397,7 @@ func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, w
 			if sr.Verdict == nil && sr.MainKPI == v.KPI {
 				sr.Verdict = v
 			}
-			if verdictMark(v.Status) != "" {
+			if charts.VerdictMark(v.Status) != "" {
 				sr.marked = append(sr.marked, v)
 			}
 		}

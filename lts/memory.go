@@ -20,12 +20,12 @@ type Memory struct {
 	mu       sync.RWMutex
 	payloads map[string]*models.Payload
 	verdicts map[string]Verdict
-	triage   map[string]Triage
+	triage   map[string][]Triage // every triage of a verdict, oldest first
 }
 
 // NewMemory returns a store named name (for messages) holding payloads.
 func NewMemory(name string, payloads ...*models.Payload) *Memory {
-	m := &Memory{name: name, payloads: map[string]*models.Payload{}, verdicts: map[string]Verdict{}, triage: map[string]Triage{}}
+	m := &Memory{name: name, payloads: map[string]*models.Payload{}, verdicts: map[string]Verdict{}, triage: map[string][]Triage{}}
 	for _, p := range payloads {
 		m.payloads[p.Metadata.TestUUID] = p
 	}
@@ -135,10 +135,10 @@ func (m *Memory) PutVerdicts(_ context.Context, vs []Verdict) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.verdicts == nil {
-		m.verdicts, m.triage = map[string]Verdict{}, map[string]Triage{}
+		m.verdicts, m.triage = map[string]Verdict{}, map[string][]Triage{}
 	}
 	for _, v := range vs {
-		v.Triage = nil
+		v.Triage, v.TriageHistory = nil, nil
 		m.verdicts[v.ID] = v
 	}
 	return nil
@@ -151,8 +151,9 @@ func (m *Memory) Verdicts(_ context.Context, q VerdictQuery) ([]Verdict, error) 
 	var out []Verdict
 	for _, v := range m.verdicts {
 		if q.Match(&v) {
-			if t, ok := m.triage[v.ID]; ok {
-				v.Triage = &t
+			if ts := m.triage[v.ID]; len(ts) > 0 {
+				latest := ts[len(ts)-1]
+				v.Triage, v.TriageHistory = &latest, slices.Clone(ts)
 			}
 			out = append(out, v)
 		}
@@ -164,7 +165,8 @@ func (m *Memory) Verdicts(_ context.Context, q VerdictQuery) ([]Verdict, error) 
 	return out, nil
 }
 
-// PutTriage stores the triage of a verdict the store holds.
+// PutTriage stores the triage of a verdict the store holds, after those it
+// had.
 func (m *Memory) PutTriage(_ context.Context, t Triage) error {
 	if err := t.Check(); err != nil {
 		return err
@@ -174,6 +176,6 @@ func (m *Memory) PutTriage(_ context.Context, t Triage) error {
 	if _, ok := m.verdicts[t.VerdictID]; !ok {
 		return fmt.Errorf("triage of %s in %s: %w", t.VerdictID, m.name, ErrUnknownVerdict)
 	}
-	m.triage[t.VerdictID] = t
+	m.triage[t.VerdictID] = append(m.triage[t.VerdictID], t)
 	return nil
 }

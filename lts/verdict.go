@@ -50,8 +50,12 @@ type Verdict struct {
 	ReferenceBuilds []string `json:"reference_builds"`
 	// Reason says why the result was acknowledged or has no verdict.
 	Reason string `json:"reason,omitempty"`
-	// Triage is the verdict's triage, when it has one (filled on reading).
+	// Triage is the verdict's triage, when it has one: the latest of
+	// TriageHistory (filled on reading).
 	Triage *Triage `json:"triage,omitempty"`
+	// TriageHistory is every triage of the verdict, oldest first (filled
+	// on reading).
+	TriageHistory []Triage `json:"triage_history,omitempty"`
 }
 
 // IsAlert tells whether the verdict is a finding people triage: a
@@ -62,6 +66,19 @@ func (v *Verdict) IsAlert() bool {
 		return true
 	}
 	return false
+}
+
+// Summary is what a chart's mark says of the verdict: its status, its
+// change and its triage ("regression +12.5%, triaged acknowledged").
+func (v *Verdict) Summary() string {
+	out := v.Status
+	if d := float64(v.DeltaPercent); !math.IsNaN(d) && !math.IsInf(d, 0) {
+		out += fmt.Sprintf(" %+.1f%%", d)
+	}
+	if v.Triage != nil {
+		out += ", triaged " + v.Triage.State
+	}
+	return out
 }
 
 // Triage states.
@@ -79,11 +96,14 @@ var TriageStates = []string{TriageAcknowledged, TriageInvalid, TriageFixed}
 // An acknowledged or invalid alert no longer fails `seshat regression` for
 // the same series, KPI and build.
 type Triage struct {
-	VerdictID string    `json:"verdict_id"`
-	State     string    `json:"state"`
-	Reason    string    `json:"reason,omitempty"`
-	Bug       string    `json:"bug,omitempty"`
-	Time      time.Time `json:"time"`
+	VerdictID string `json:"verdict_id"`
+	State     string `json:"state"`
+	Reason    string `json:"reason,omitempty"`
+	Bug       string `json:"bug,omitempty"`
+	// User is who triaged: `seshat serve --triage-user`, the name of
+	// the token, or the user serve runs as.
+	User string    `json:"user,omitempty"`
+	Time time.Time `json:"time"`
 }
 
 // Silences tells whether the triage keeps the alert from failing.
@@ -103,8 +123,8 @@ func (t *Triage) Check() error {
 		return errors.New("triage: an acknowledgement needs a reason")
 	case t.Bug != "" && !strings.HasPrefix(t.Bug, "https://") && !strings.HasPrefix(t.Bug, "http://"):
 		return fmt.Errorf("triage: bug %q: want an http(s) URL", t.Bug)
-	case len(t.Reason) > 4096 || len(t.Bug) > 2048:
-		return errors.New("triage: reason or bug link too long")
+	case len(t.Reason) > 4096 || len(t.Bug) > 2048 || len(t.User) > 256:
+		return errors.New("triage: reason, bug link or user too long")
 	}
 	return nil
 }
@@ -137,10 +157,11 @@ type VerdictStore interface {
 	// PutVerdicts stores verdicts, replacing those of the same ID.
 	PutVerdicts(ctx context.Context, vs []Verdict) error
 	// Verdicts returns the verdicts matching q, newest first (then by
-	// ID), each with its triage.
+	// ID), each with its triage and triage history.
 	Verdicts(ctx context.Context, q VerdictQuery) ([]Verdict, error)
-	// PutTriage stores the triage of a verdict, replacing the one it had;
-	// an unknown verdict is ErrUnknownVerdict.
+	// PutTriage stores the triage of a verdict: its latest triage from now
+	// on, kept after those it had (Verdict.TriageHistory); an unknown
+	// verdict is ErrUnknownVerdict.
 	PutTriage(ctx context.Context, t Triage) error
 }
 

@@ -53,6 +53,10 @@ type HistorySeries struct {
 	Builds []HistoryBuild
 	// ChangePoints index Builds.
 	ChangePoints []ChangePoint
+	// Verdicts are the stored verdicts of regression analyses
+	// (`seshat regression --store-results`) at the series' points, the
+	// newest of each point; they index Builds.
+	Verdicts []Verdict
 	// Level is the median of the build medians after the last change
 	// point: what the series is at now.
 	Level float64
@@ -76,4 +80,13 @@ type ChangePoint struct {
 	Index                 int
 	Before, After         float64 // the mean levels either side
 	ChangePercent, PValue float64
+}
+
+// Verdict is a stored verdict of a regression analysis at Builds[Index],
+// as the pages mark it: its status (regression, improvement, suspect,
+// acknowledged) and what a hover says of it ("regression +12.5%,
+// triaged acknowledged").
+type Verdict struct {
+	Index         int
+	Status, Label string
 }

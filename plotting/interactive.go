@@ -29,8 +29,10 @@ func (v pageView) ChartScripts() template.HTML {
 // data: one series per value of s.Series, its rows as points at s.Time
 // with the range s.Lo–s.Hi, the rows of s.Mark as change points. The
 // optional columns build, commit, runs and time say what a hover shows,
-// and verdict (a status: regression, improvement, suspect) marks a
-// verdict at the row's build. A build axis (BuildTicks) names positions.
+// and verdict (a stored verdict's status: regression, improvement,
+// suspect, acknowledged; charts.VerdictMark) marks a verdict at the row's
+// build, which verdict_label describes. A build axis (BuildTicks) names
+// positions.
 func timeChart(df dataframe.DataFrame, s TimeSpec) (*charts.Chart, error) {
 	names, err := column(df, s.Series)
 	if err != nil {
@@ -60,7 +62,8 @@ func timeChart(df dataframe.DataFrame, s TimeSpec) (*charts.Chart, error) {
 	if s.Lo != "" && s.Hi != "" && slices.Contains(df.Names(), s.Lo) && slices.Contains(df.Names(), s.Hi) {
 		los, his = df.Col(s.Lo).Float(), df.Col(s.Hi).Float()
 	}
-	builds, commits, times, verdicts := optional("build"), optional("commit"), optional("time"), optional("verdict")
+	builds, commits, times := optional("build"), optional("commit"), optional("time")
+	verdicts, verdictLabels := optional("verdict"), optional("verdict_label")
 	var runs []float64
 	if slices.Contains(df.Names(), "runs") {
 		runs = df.Col("runs").Float()
@@ -105,9 +108,12 @@ func timeChart(df dataframe.DataFrame, s TimeSpec) (*charts.Chart, error) {
 		if get(marked, i) == "true" {
 			c.Marks = append(c.Marks, charts.Mark{X: xs[i], Kind: charts.MarkChange, Label: label})
 		}
-		switch v := get(verdicts, i); v {
-		case charts.MarkRegression, charts.MarkImprovement, charts.MarkSuspect:
-			c.Marks = append(c.Marks, charts.Mark{X: xs[i], Kind: v, Label: label})
+		if kind := charts.VerdictMark(get(verdicts, i)); kind != "" {
+			text := label
+			if l := get(verdictLabels, i); l != "" {
+				text = l + " (" + label + ")"
+			}
+			c.Marks = append(c.Marks, charts.Mark{X: xs[i], Kind: kind, Label: text})
 		}
 	}
 	return c, nil

@@ -190,6 +190,7 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 	}
 	builds := make([][]HistoryBuild, len(ss))
 	marked := make([]map[int]bool, len(ss))
+	judged := make([]map[int]Verdict, len(ss))
 	levels := make([]float64, len(ss))
 	var warns []string
 	for i, s := range ss {
@@ -206,6 +207,10 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 				Text(b.Time.Format(time.RFC3339)),
 				Text(def.Display(c.Before)), Text(def.Display(c.After)),
 				Num("%+.2f%%", c.ChangePercent), Num("%.2g", c.PValue))
+		}
+		judged[i] = map[int]Verdict{}
+		for _, v := range s.Verdicts {
+			judged[i][v.Index] = v
 		}
 		levels[i] = s.Level
 	}
@@ -249,7 +254,7 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 	if normalise {
 		plotted = "change_percent"
 	}
-	var seriesCol, buildCol, commitCol, cmpCol, timeText []string
+	var seriesCol, buildCol, commitCol, cmpCol, timeText, verdictCol, verdictText []string
 	var xs, shown, absolute, lows, highs, runs []float64
 	var marks []bool
 	order := make([]string, len(ss))
@@ -281,6 +286,8 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 			highs = append(highs, scale(slices.Max(b.Runs)))
 			runs = append(runs, float64(len(b.Runs)))
 			marks = append(marks, marked[i][j])
+			verdictCol = append(verdictCol, judged[i][j].Status)
+			verdictText = append(verdictText, judged[i][j].Label)
 		}
 	}
 	cols := []series.Series{
@@ -299,7 +306,9 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 		series.New(runs, series.Float, "runs"),
 		series.New(lows, series.Float, "runs_low"),
 		series.New(highs, series.Float, "runs_high"),
-		series.New(marks, series.Bool, "change_point"))
+		series.New(marks, series.Bool, "change_point"),
+		series.New(verdictCol, series.String, "verdict"),
+		series.New(verdictText, series.String, "verdict_label"))
 	df := dataframe.New(cols...)
 	title := def.Name
 	if parts > 1 {
@@ -344,6 +353,9 @@ func historyFigure(def kpi.Definition, ss []HistorySeries, names []string, cpTab
 		caption = fmt.Sprintf("%s (%s), each series as its change in %% against its latest level (after its last change point), "+
 			"named in the legend: their levels differ too much to share one scale. One point per build: the median of its runs, the bar their range. "+
 			"Red triangles mark change points.", def.Name, def.Direction)
+	}
+	if slices.ContainsFunc(verdictCol, func(v string) bool { return v != "" }) {
+		caption += " The interactive chart marks the verdicts that stored regression analyses gave at their builds; hover one for it."
 	}
 	return &Figure{
 		Name:       Slug("history_" + def.Name + "_" + fmt.Sprint(part+1)),

@@ -2,13 +2,17 @@ package plotting
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/plot/font"
 
+	"github.com/seshat-bench/seshat/internal/charts"
+	"github.com/seshat-bench/seshat/internal/golden"
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
@@ -40,6 +44,9 @@ func TestKPIHistoryDrawsWhatItIsGiven(t *testing.T) {
 				Time: time.Date(2026, 1, 1+b, 0, 0, 0, 0, time.UTC), Runs: []float64{v, v + 1}, Median: v + 0.5})
 		}
 		s.ChangePoints = []ChangePoint{{Index: 2, Before: 10, After: 11, ChangePercent: 10, PValue: 0.001}}
+		if backend == "numpy" {
+			s.Verdicts = []Verdict{{Index: 3, Status: "regression", Label: "regression -12.5%, triaged acknowledged"}}
+		}
 		ss = append(ss, s)
 	}
 	one := 0
@@ -72,6 +79,26 @@ func TestKPIHistoryDrawsWhatItIsGiven(t *testing.T) {
 	row := page.Sections[1].Tables[0].Rows[0]
 	if row[2].Text != "nightly-02" || row[3].Text != "abc0002" {
 		t.Errorf("change point row names the build %q %q, want nightly-02 abc0002", row[2].Text, row[3].Text)
+	}
+	// The chart the page embeds marks the stored verdict at its build,
+	// as the explorer's series page does; a golden keeps the page's data.
+	chart, err := json.MarshalIndent(f.Interactive(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "kpi_history_chart.json"), append(chart, '\n'), *update)
+	var verdicts []charts.Mark
+	for _, m := range f.Interactive().Marks {
+		if m.Kind != charts.MarkChange {
+			verdicts = append(verdicts, m)
+		}
+	}
+	if len(verdicts) != 1 || verdicts[0].Kind != charts.MarkRegression || verdicts[0].X != 3 ||
+		!strings.HasPrefix(verdicts[0].Label, "regression -12.5%, triaged acknowledged (backend=numpy") {
+		t.Errorf("verdict marks %+v, want the regression at nightly-03 (x 3) of the numpy series", verdicts)
+	}
+	if v := f.Data.Col("verdict").Records(); v[7] != "regression" || v[3] != "" {
+		t.Errorf("the figure's data (its CSV) has verdicts %q, want the regression at the numpy series' last build", v)
 	}
 	if err := f.write(t.TempDir(), "history"); err != nil {
 		t.Fatal(err)

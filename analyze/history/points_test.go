@@ -140,3 +140,48 @@ func TestSourceHistory(t *testing.T) {
 		t.Errorf("detector %q", src.Detector())
 	}
 }
+
+// The KPI history pages mark the verdicts `seshat regression
+// --store-results` stored, as the explorer's series pages do: at the point
+// of the verdict's build and comparison value, the newest verdict of each
+// point, regressions, improvements, suspects and acknowledged findings
+// only (not ok), and only on the verdict's series and KPI.
+func TestSourceVerdicts(t *testing.T) {
+	t.Parallel()
+	rule := Rule{Comparison: []string{"framework_version"}}
+	var payloads []*models.Payload
+	for b, backend := range []string{"numpy", "numpy", "numpy", "gonum"} {
+		at := time.Date(2026, 1, 1+b, 0, 0, 0, 0, time.UTC)
+		uuid := fmt.Sprint("run-", b)
+		payloads = append(payloads, &models.Payload{
+			Metadata: models.Metadata{TestUUID: uuid, Start: at, Workload: "pi", Build: &models.Build{ID: fmt.Sprint("nightly-0", b)},
+				Labels: map[string]string{"backend": backend, "framework_version": "1.0"}},
+			KPIs: map[string]models.KPIValue{"rate": {Value: float64(10 - b), Unit: "GFLOPS", Timestamp: at, TestUUID: uuid}},
+		})
+	}
+	mem := lts.NewMemory("mem", payloads...)
+	verdict := func(analysis string, minute int, backend, build, status string, delta float64) lts.Verdict {
+		labels := map[string]string{"backend": backend}
+		return lts.Verdict{ID: lts.VerdictID(analysis, "pi", labels, "1.0", "rate"), AnalysisID: analysis,
+			Time: time.Date(2026, 2, 1, 0, minute, 0, 0, time.UTC), Workload: "pi", Labels: labels, Comparison: "1.0",
+			KPI: "rate", Status: status, DeltaPercent: lts.Float(delta), Build: build}
+	}
+	vs := []lts.Verdict{
+		verdict("a1", 1, "numpy", "nightly-02", "regression", -10),
+		verdict("a2", 2, "numpy", "nightly-02", "acknowledged", -10), // newer: it is the one marked
+		verdict("a3", 3, "numpy", "nightly-01", "ok", -1),            // not marked
+		verdict("a4", 4, "gonum", "nightly-03", "regression", -30),   // another series
+	}
+	if err := mem.PutVerdicts(context.Background(), vs); err != nil {
+		t.Fatal(err)
+	}
+	data, err := (&Source{Store: mem}).History(context.Background(), plotting.HistoryQuery{Workload: "pi",
+		Current: []map[string]string{{"backend": "numpy", "framework_version": "1.0"}}, ComparisonKeys: rule.Comparison})
+	if err != nil || len(data.Series) != 1 {
+		t.Fatalf("history %+v (%v): want the numpy series of rate", data, err)
+	}
+	want := []plotting.Verdict{{Index: 2, Status: "acknowledged", Label: "acknowledged -10.0%"}}
+	if got := data.Series[0].Verdicts; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %+v, want %+v", got, want)
+	}
+}

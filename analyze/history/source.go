@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/internal/charts"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/plotting"
 )
@@ -62,6 +63,10 @@ func (s *Source) History(ctx context.Context, q plotting.HistoryQuery) (*plottin
 		out.Values += len(r.Values)
 		records = append(records, r)
 	}
+	verdicts, err := s.verdicts(ctx, q.Workload, rule)
+	if err != nil {
+		return nil, err
+	}
 	for _, sr := range Group(records, func(string) Rule { return rule }) {
 		if !wanted[sr.Key] {
 			continue
@@ -73,7 +78,13 @@ func (s *Source) History(ctx context.Context, q plotting.HistoryQuery) (*plottin
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(kpis)) {
-			out.Series = append(out.Series, kpiSeries(sr, name, det))
+			ks := kpiSeries(sr, name, det)
+			for i, b := range ks.Builds {
+				if v, ok := verdicts[verdictKey{sr.Key, name, b.ID, b.Comparison}]; ok {
+					ks.Verdicts = append(ks.Verdicts, plotting.Verdict{Index: i, Status: v.Status, Label: v.Summary()})
+				}
+			}
+			out.Series = append(out.Series, ks)
 		}
 	}
 	slices.SortStableFunc(out.Series, func(a, b plotting.HistorySeries) int {
@@ -85,6 +96,38 @@ func (s *Source) History(ctx context.Context, q plotting.HistoryQuery) (*plottin
 		}
 		return 0
 	})
+	return out, nil
+}
+
+// verdictKey names a point of a KPI series: the series key, KPI, build
+// and comparison value.
+type verdictKey struct{ series, kpi, build, comparison string }
+
+// verdicts reads the verdicts stored for a workload, when the store keeps
+// them: the newest marked one (charts.VerdictMark: regressions,
+// improvements, suspects, acknowledged findings) of each point, as the
+// explorer's series pages mark them.
+func (s *Source) verdicts(ctx context.Context, workload string, rule Rule) (map[verdictKey]*lts.Verdict, error) {
+	vs, ok := s.Store.(lts.VerdictStore)
+	if !ok {
+		return nil, nil
+	}
+	list, err := vs.Verdicts(ctx, lts.VerdictQuery{Workload: workload})
+	if err != nil {
+		return nil, fmt.Errorf("reading the verdicts of %s from %s: %w", workload, s.Store, err)
+	}
+	out := map[verdictKey]*lts.Verdict{}
+	for i := range list { // newest first
+		v := &list[i]
+		if charts.VerdictMark(v.Status) == "" {
+			continue
+		}
+		_, key := SeriesKey(v.Workload, rule, v.Labels)
+		k := verdictKey{key, v.KPI, v.Build, v.Comparison}
+		if _, seen := out[k]; !seen {
+			out[k] = v
+		}
+	}
 	return out, nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/user"
+
 	"github.com/spf13/cobra"
 
 	"github.com/seshat-bench/seshat/cmd/seshat/internal/config"
@@ -29,6 +31,9 @@ store holds, so binding another address shares it with the network.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			g.credentials(&o.Connection)
+			if u, err := user.Current(); err == nil {
+				o.OSUser = u.Username
+			}
 			return pipeline.Serve(cmd.Context(), g.env(), o)
 		}),
 	}
@@ -38,7 +43,8 @@ store holds, so binding another address shares it with the network.`,
 	f.StringVar(&o.Addr, "addr", explorer.DefaultAddr, "host:port to listen on")
 	f.DurationVar(&o.Refresh, "refresh", explorer.DefaultMaxAge, "read the list of series from the store again this often, in the background")
 	f.BoolVar(&o.AllowTriage, "allow-triage", false, "let the alerts be triaged (acknowledged, invalid, fixed) from the pages and POST /api/alerts/{id}/triage: the explorer's only write")
-	f.StringVar(&o.TokenFile, "token-file", "", "file whose first line is the token a triage must bring (Authorization: Bearer); needed with --allow-triage on an address that is not loopback")
+	f.StringVar(&o.TokenFile, "token-file", "", "file whose first line is the token a triage must bring (Authorization: Bearer), its second line, if any, the token's name (who triages); needed with --allow-triage on an address that is not loopback")
+	f.StringVar(&o.TriageUser, "triage-user", "", "who the triages made here are by, kept in each alert's triage history (default: the token's name, else the user serve runs as)")
 	addConnectionFlags(f, &o.Connection)
 	config.BindKey(f, "store", "lts.store")
 	return cmd

@@ -1,7 +1,8 @@
 // The alerts page of `seshat serve`: each triage button posts the alert's
 // triage (its state, the reason and bug link typed beside it) to
 // /api/alerts/{id}/triage as JSON, with the token typed on the page when
-// the server asks one, and shows the alert as the server answers it. Every
+// the server asks one, and shows the alert as the server answers it, its
+// triage history included. Every
 // string is set as text (textContent), never as markup.
 (function () {
   "use strict";
@@ -50,5 +51,33 @@
     const t = answer.triage || {};
     reason.textContent = (t.reason ? ": " + t.reason : "") + (t.bug ? " (" + t.bug + ")" : "");
     row.dataset.triage = answer.triage_state;
+    renderHistory(row.querySelector("ol.triage-history"), answer.triage_history || []);
   });
+
+  // renderHistory lists every triage of the alert, oldest first, as the
+  // page's template does.
+  function renderHistory(list, history) {
+    list.replaceChildren();
+    history.forEach((t) => {
+      const li = document.createElement("li");
+      const span = (cls, text) => {
+        const el = document.createElement("span");
+        el.className = cls;
+        el.textContent = text;
+        return el;
+      };
+      li.append(span("when", t.time.replace("T", " ").replace(/\.\d+Z$/, "Z")), " ", span("who", t.user || "someone"), ": ", span("state", t.state));
+      if (t.reason) {
+        li.append(" ", span("reason", t.reason));
+      }
+      if (t.bug) {
+        const a = document.createElement("a");
+        a.href = t.bug;
+        a.rel = "noopener noreferrer";
+        a.textContent = "bug";
+        li.append(" ", a);
+      }
+      list.appendChild(li);
+    });
+  }
 })();

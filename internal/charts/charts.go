@@ -93,6 +93,24 @@ const (
 	MarkOther       = "other"
 )
 
+// VerdictMark is the mark of a stored verdict's status (lts.Verdict.Status):
+// regression, improvement, suspect, or other for an acknowledged finding;
+// "" for a status no chart marks (ok, noisy...). The explorer's series
+// pages and the static KPI history pages mark verdicts by it.
+func VerdictMark(status string) string {
+	switch status {
+	case "regression":
+		return MarkRegression
+	case "improvement":
+		return MarkImprovement
+	case "suspect":
+		return MarkSuspect
+	case "acknowledged":
+		return MarkOther
+	}
+	return ""
+}
+
 // Mark is a vertical line at X: a change point or a verdict at its build.
 type Mark struct {
 	X     float64 `json:"x"`

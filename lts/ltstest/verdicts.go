@@ -86,10 +86,12 @@ func verdictsAndTriage(t *testing.T, open OpenFunc) {
 		t.Errorf("stored verdict reads back as\n%s\nwant\n%s", a, b)
 	}
 
-	// Triage: the latest is kept; an unknown verdict is refused; a bad
-	// one is refused.
-	first := lts.Triage{VerdictID: old.ID, State: lts.TriageInvalid, Time: Start.Add(time.Hour)}
-	second := lts.Triage{VerdictID: old.ID, State: lts.TriageAcknowledged, Reason: "known: <b>new BLAS</b>", Bug: "https://bugs.example/1?a=1&b=2", Time: Start.Add(2 * time.Hour)}
+	// Triage: the latest is the verdict's triage, every one is in its
+	// history, with who made it; an unknown verdict is refused; a bad one
+	// is refused.
+	first := lts.Triage{VerdictID: old.ID, State: lts.TriageInvalid, User: "alice", Time: Start.Add(time.Hour)}
+	second := lts.Triage{VerdictID: old.ID, State: lts.TriageAcknowledged, Reason: "known: <b>new BLAS</b>", Bug: "https://bugs.example/1?a=1&b=2",
+		User: "bob <b@example.com>", Time: Start.Add(2 * time.Hour)}
 	for _, tr := range []lts.Triage{first, second} {
 		if err := vs.PutTriage(ctx, tr); err != nil {
 			t.Fatalf("PutTriage(%+v): %v", tr, err)
@@ -111,11 +113,23 @@ func verdictsAndTriage(t *testing.T, open OpenFunc) {
 	if got[1].Triage == nil || Canonical(t, *got[1].Triage) != Canonical(t, second) {
 		t.Errorf("triage = %+v, want %+v", got[1].Triage, second)
 	}
+	checkHistory := func(what string, v lts.Verdict) {
+		t.Helper()
+		if len(v.TriageHistory) != 2 || Canonical(t, v.TriageHistory[0]) != Canonical(t, first) || Canonical(t, v.TriageHistory[1]) != Canonical(t, second) {
+			t.Errorf("%s: triage history %+v, want %+v then %+v", what, v.TriageHistory, first, second)
+		}
+	}
+	checkHistory("after two triages", got[1])
+	if len(got[0].TriageHistory) != 0 {
+		t.Errorf("untriaged verdict has a triage history %+v", got[0].TriageHistory)
+	}
 	// Storing the verdict again keeps its triage.
 	if err := vs.PutVerdicts(ctx, []lts.Verdict{old}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := vs.Verdicts(ctx, lts.VerdictQuery{ID: old.ID}); len(got) != 1 || got[0].Triage == nil {
 		t.Errorf("re-stored verdict lost its triage: %+v", got)
+	} else {
+		checkHistory("re-stored", got[0])
 	}
 }

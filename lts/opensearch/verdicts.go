@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 
@@ -13,9 +14,21 @@ import (
 // The verdicts of regression analyses are kept in an index of their own
 // beside the payload index (its name and "-verdicts"), one document per
 // lts.Verdict with its field names, and their triage in another ("-triage"),
-// one document per triaged verdict, keyed by the verdict's id.
-func (s *store) verdictIndex() string { return s.names.Payloads() + "-verdicts" }
-func (s *store) triageIndex() string  { return s.names.Payloads() + "-triage" }
+// one document per triaged verdict, keyed by the verdict's id (the latest),
+// and every triage in a third ("-triage-history"), one document per
+// triage with an "id" of its own to sort on.
+func (s *store) verdictIndex() string       { return s.names.Payloads() + "-verdicts" }
+func (s *store) triageIndex() string        { return s.names.Payloads() + "-triage" }
+func (s *store) triageHistoryIndex() string { return s.names.Payloads() + "-triage-history" }
+
+// historyTriage is a document of the triage history index.
+type historyTriage struct {
+	lts.Triage
+	ID string `json:"id"`
+}
+
+// historySort orders a verdict's triages as made: by time, then id.
+var historySort = []any{map[string]any{"time": map[string]any{"order": "asc"}}, map[string]any{"id": map[string]any{"order": "asc"}}}
 
 var keywordField = map[string]any{"type": "keyword"}
 
@@ -38,6 +51,9 @@ func (s *store) verdictTemplates() map[string]map[string]any {
 		}),
 		s.triageIndex(): tpl(s.triageIndex(), map[string]any{
 			"verdict_id": keywordField, "state": keywordField, "time": map[string]any{"type": "date"},
+		}),
+		s.triageHistoryIndex(): tpl(s.triageHistoryIndex(), map[string]any{
+			"id": keywordField, "verdict_id": keywordField, "state": keywordField, "user": keywordField, "time": map[string]any{"type": "date"},
 		}),
 	}
 }
@@ -93,7 +109,7 @@ func (s *store) PutVerdicts(ctx context.Context, vs []lts.Verdict) error {
 	ids := make([]string, len(vs))
 	srcs := make([][]byte, len(vs))
 	for i, v := range vs {
-		v.Triage = nil
+		v.Triage, v.TriageHistory = nil, nil
 		src, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("verdict %s: %w", v.ID, err)
@@ -183,8 +199,61 @@ func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict
 	if err != nil {
 		return nil, err
 	}
+	var triaged []string
 	for i := range out {
-		out[i].Triage = byID[ids[i]]
+		if out[i].Triage = byID[ids[i]]; out[i].Triage != nil {
+			triaged = append(triaged, ids[i])
+		}
+	}
+	history, err := s.triageHistoryOf(ctx, b, &stats, triaged)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].TriageHistory = history[ids[i]]
+		if out[i].Triage != nil && len(out[i].TriageHistory) == 0 {
+			// Triaged before the store kept histories.
+			out[i].TriageHistory = []lts.Triage{*out[i].Triage}
+		}
+	}
+	return out, nil
+}
+
+// triageHistoryOf returns every triage of the verdicts ids, by id, oldest
+// first, read verdictWindow ids and triages at a time.
+func (s *store) triageHistoryOf(ctx context.Context, b *backoff, stats *lts.PutStats, ids []string) (map[string][]lts.Triage, error) {
+	out := map[string][]lts.Triage{}
+	for start := 0; start < len(ids); start += s.verdictWindow {
+		chunk := ids[start:min(start+s.verdictWindow, len(ids))]
+		var after []json.RawMessage
+		for {
+			req := map[string]any{"size": s.verdictWindow, "sort": historySort,
+				"query": map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"terms": map[string]any{"verdict_id": chunk}}}}}}
+			if after != nil {
+				req["search_after"] = after
+			}
+			body, err := json.Marshal(req)
+			if err != nil {
+				return nil, err
+			}
+			hits, err := s.searchHits(ctx, b, stats, s.triageHistoryIndex(), body)
+			if err != nil {
+				return nil, fmt.Errorf("%s: triage history: %w", s, err)
+			}
+			for _, h := range hits {
+				var t historyTriage
+				if err := json.Unmarshal(h.Source, &t); err != nil {
+					return nil, fmt.Errorf("%s: triage history %s: %w", s, h.ID, err)
+				}
+				out[t.VerdictID] = append(out[t.VerdictID], t.Triage)
+			}
+			if len(hits) < s.verdictWindow {
+				break
+			}
+			if after = hits[len(hits)-1].Sort; len(after) == 0 {
+				return nil, fmt.Errorf("%s: triage history: the search answered no sort values to page on", s)
+			}
+		}
 	}
 	return out, nil
 }
@@ -214,7 +283,8 @@ func (s *store) triageOf(ctx context.Context, b *backoff, stats *lts.PutStats, i
 	return byID, nil
 }
 
-// PutTriage indexes the triage of a verdict the store holds.
+// PutTriage indexes the triage of a verdict the store holds: the next of
+// its history, and its latest.
 func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
 	if err := t.Check(); err != nil {
 		return err
@@ -228,6 +298,16 @@ func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
 	}
 	src, err := json.Marshal(t)
 	if err != nil {
+		return err
+	}
+	// The history first: a latest triage is always in it.
+	sum := sha256.Sum256(src)
+	id := fmt.Sprintf("%s-%020d-%x", t.VerdictID, t.Time.UnixNano(), sum[:6])
+	hist, err := json.Marshal(historyTriage{Triage: t, ID: id})
+	if err != nil {
+		return err
+	}
+	if err := s.indexDocs(ctx, s.triageHistoryIndex(), []string{id}, [][]byte{hist}); err != nil {
 		return err
 	}
 	return s.indexDocs(ctx, s.triageIndex(), []string{t.VerdictID}, [][]byte{src})

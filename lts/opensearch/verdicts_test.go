@@ -71,17 +71,18 @@ func checkVerdictPaging(t *testing.T, ctx context.Context, s lts.Store, searches
 		t.Errorf("Verdicts: %d verdicts\n%q\nwant all %d newest first\n%q", len(got), ids(got), len(want), ids(want))
 	}
 	if searches != nil {
-		// 6 pages of verdicts, the triage of 23 in 6 searches of ids.
-		if n := searches() - before; n != 12 {
-			t.Errorf("%d searches, want 12: 6 pages of 4 verdicts, their triage 4 ids a search", n)
+		// 6 pages of verdicts, the triage of 23 in 6 searches of ids,
+		// the triage history of the 2 triaged in one.
+		if n := searches() - before; n != 13 {
+			t.Errorf("%d searches, want 13: 6 pages of 4 verdicts, their triage 4 ids a search, the history of the triaged", n)
 		}
 	}
 	triaged := 0
 	for _, v := range got {
 		if v.Triage != nil {
 			triaged++
-			if v.ID != stored[0].ID && v.ID != stored[21].ID || v.Triage.State != lts.TriageInvalid {
-				t.Errorf("verdict %s: triage %+v, want only verdicts 0 and 21 invalid", v.ID, v.Triage)
+			if v.ID != stored[0].ID && v.ID != stored[21].ID || v.Triage.State != lts.TriageInvalid || len(v.TriageHistory) != 1 {
+				t.Errorf("verdict %s: triage %+v, want only verdicts 0 and 21 invalid, once", v.ID, v.Triage)
 			}
 		}
 	}

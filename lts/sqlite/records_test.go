@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
@@ -125,4 +126,52 @@ func Example_records() {
 	// 00:00 v0.17.0+go1.26.0 51.2 GFLOPS (higher is better)
 	// 00:01 v0.17.0+go1.26.0 48.8 GFLOPS (higher is better)
 	// 00:02 v0.17.0+go1.26.0 50.2 GFLOPS (higher is better)
+}
+
+// TestMigrationKeepsTriage: a store whose alerts were triaged before it
+// kept triage histories (schema 6) shows the triage it had as the first of
+// the history, and the next triage after it.
+func TestMigrationKeepsTriage(t *testing.T) {
+	t.Parallel()
+	path := oldStore(t, 6, nil)
+	v := ltstest.Verdict("a1", 0, "nightly-03", "rate_gflops", "regression")
+	doc, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := lts.Triage{VerdictID: v.ID, State: lts.TriageInvalid, Time: ltstest.Start}
+	tdoc, err := json.Marshal(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO verdicts (id, time_ns, workload, kpi, status, build, verdict) VALUES (?, 0, 'pi', 'rate_gflops', 'regression', 'nightly-03', ?)`,
+		v.ID, string(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO triage (verdict_id, triage) VALUES (?, ?)`, v.ID, string(tdoc)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := lts.AsVerdictStore(openSQLite(t, path, lts.StoreOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := lts.Triage{VerdictID: v.ID, State: lts.TriageFixed, User: "carol", Time: ltstest.Start.Add(time.Hour)}
+	if err := vs.PutTriage(context.Background(), after); err != nil {
+		t.Fatal(err)
+	}
+	got, err := vs.Verdicts(context.Background(), lts.VerdictQuery{ID: v.ID})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Verdicts: %v, %v", got, err)
+	}
+	if h := got[0].TriageHistory; len(h) != 2 || h[0].State != lts.TriageInvalid || h[1].State != lts.TriageFixed || h[1].User != "carol" ||
+		got[0].Triage == nil || got[0].Triage.State != lts.TriageFixed {
+		t.Errorf("triage %+v, history %+v: want invalid (from before the migration) then fixed by carol, the latest fixed", got[0].Triage, h)
+	}
 }

@@ -146,6 +146,16 @@ var migrations = []string{
 	// build (Query.Builds: `seshat compare build:ID`, the explorer's
 	// comparisons) are an index search, not a scan of every summary.
 	`CREATE INDEX summaries_by_build ON summaries (build, start_ns, test_uuid);`,
+	// 7: every triage of a verdict, in the order made (lts.Verdict's
+	// TriageHistory), beside the latest in triage; a store's latest
+	// triages are the first of their history.
+	`CREATE TABLE triage_history (
+		seq INTEGER PRIMARY KEY AUTOINCREMENT,
+		verdict_id TEXT NOT NULL REFERENCES verdicts (id),
+		triage TEXT NOT NULL
+	);
+	CREATE INDEX triage_history_by_verdict ON triage_history (verdict_id, seq);
+	INSERT INTO triage_history (verdict_id, triage) SELECT verdict_id, triage FROM triage ORDER BY verdict_id;`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").

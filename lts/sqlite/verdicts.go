@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/seshat-bench/seshat/lts"
@@ -27,7 +28,7 @@ func (s *store) PutVerdicts(ctx context.Context, vs []lts.Verdict) error {
 	}
 	defer stmt.Close()
 	for _, v := range vs {
-		v.Triage = nil
+		v.Triage, v.TriageHistory = nil, nil
 		doc, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("verdict %s: %w", v.ID, err)
@@ -91,10 +92,54 @@ func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict
 		}
 		out = append(out, v)
 	}
-	return out, wrapErr(s, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr(s, err)
+	}
+	return out, s.triageHistory(ctx, out)
 }
 
-// PutTriage stores the triage of a verdict the store holds.
+// triageHistory fills the TriageHistory of the verdicts that have a
+// triage, a query per 500 of them.
+func (s *store) triageHistory(ctx context.Context, vs []lts.Verdict) error {
+	at := map[string]int{}
+	var ids []string
+	for i := range vs {
+		if vs[i].Triage != nil {
+			at[vs[i].ID] = i
+			ids = append(ids, vs[i].ID)
+		}
+	}
+	for chunk := range slices.Chunk(ids, 500) {
+		rows, err := s.db.QueryContext(ctx, "SELECT verdict_id, triage FROM triage_history WHERE verdict_id IN ("+
+			placeholders(len(chunk))+") ORDER BY seq", stringsAsArgs(chunk)...)
+		if err != nil {
+			return wrapErr(s, err)
+		}
+		for rows.Next() {
+			var id, doc string
+			if err := rows.Scan(&id, &doc); err != nil {
+				rows.Close()
+				return wrapErr(s, err)
+			}
+			var t lts.Triage
+			if err := json.Unmarshal([]byte(doc), &t); err != nil {
+				rows.Close()
+				return fmt.Errorf("%s: the triage history of verdict %s: %w", s, id, err)
+			}
+			v := &vs[at[id]]
+			v.TriageHistory = append(v.TriageHistory, t)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return wrapErr(s, err)
+		}
+	}
+	return nil
+}
+
+// PutTriage stores the triage of a verdict the store holds: its latest, and
+// the next of its history.
 func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
 	if err := t.Check(); err != nil {
 		return err
@@ -103,7 +148,12 @@ func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO triage (verdict_id, triage) SELECT id, ? FROM verdicts WHERE id = ?
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapErr(s, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.ExecContext(ctx, `INSERT INTO triage (verdict_id, triage) SELECT id, ? FROM verdicts WHERE id = ?
 		ON CONFLICT (verdict_id) DO UPDATE SET triage = excluded.triage`, string(doc), t.VerdictID)
 	if err != nil {
 		return wrapErr(s, err)
@@ -111,5 +161,8 @@ func (s *store) PutTriage(ctx context.Context, t lts.Triage) error {
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("triage of %s in %s: %w", t.VerdictID, s, lts.ErrUnknownVerdict)
 	}
-	return nil
+	if _, err := tx.ExecContext(ctx, `INSERT INTO triage_history (verdict_id, triage) VALUES (?, ?)`, t.VerdictID, string(doc)); err != nil {
+		return wrapErr(s, err)
+	}
+	return wrapErr(s, tx.Commit())
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
@@ -34,31 +35,56 @@ type ServeOptions struct {
 	// needed when Addr is not a loopback address.
 	AllowTriage bool
 	TokenFile   string
+	// TriageUser names who triages (--triage-user); when empty, the
+	// token's name (the second line of TokenFile), else OSUser (the
+	// user serve runs as, which cmd/seshat resolves).
+	TriageUser, OSUser string
 }
 
 // minTokenLength bounds the token of --token-file from below.
 const minTokenLength = 16
 
 // triageToken reads the token of --token-file, which binding triage to
-// an address that is not loopback requires.
-func triageToken(opts ServeOptions, host string) (string, error) {
+// an address that is not loopback requires, and the token's name: its
+// second line, "" when it has none.
+func triageToken(opts ServeOptions, host string) (token, name string, err error) {
 	if opts.TokenFile == "" {
 		ip := net.ParseIP(host)
 		if opts.AllowTriage && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return "", exitcode.Errorf(exitcode.InvalidInput, "--allow-triage on %s, not a loopback address: give --token-file (a file holding a secret token of %d characters or more)", host, minTokenLength)
+			return "", "", exitcode.Errorf(exitcode.InvalidInput, "--allow-triage on %s, not a loopback address: give --token-file (a file holding a secret token of %d characters or more)", host, minTokenLength)
 		}
-		return "", nil
+		return "", "", nil
 	}
 	data, err := parsers.ReadLimited(opts.TokenFile, 4096)
 	if err != nil {
-		return "", exitcode.Input(fmt.Errorf("--token-file: %w", err))
+		return "", "", exitcode.Input(fmt.Errorf("--token-file: %w", err))
 	}
-	token, _, _ := strings.Cut(string(data), "\n")
+	token, rest, _ := strings.Cut(string(data), "\n")
 	token = strings.TrimSpace(token)
 	if len(token) < minTokenLength {
-		return "", exitcode.Errorf(exitcode.InvalidInput, "--token-file %s: the token (its first line) has %d characters: want %d or more", opts.TokenFile, len(token), minTokenLength)
+		return "", "", exitcode.Errorf(exitcode.InvalidInput, "--token-file %s: the token (its first line) has %d characters: want %d or more", opts.TokenFile, len(token), minTokenLength)
 	}
-	return token, nil
+	name, _, _ = strings.Cut(rest, "\n")
+	return token, strings.TrimSpace(name), nil
+}
+
+// maxTriageUser bounds the length of a triage user's name (lts.Triage.Check).
+const maxTriageUser = 256
+
+// triageUser is who the triages of this serve are by: --triage-user, the
+// token's name, or the user serve runs as.
+func triageUser(opts ServeOptions, tokenName string) (string, error) {
+	user := strings.TrimSpace(opts.TriageUser)
+	if user == "" {
+		user = tokenName
+	}
+	if user == "" {
+		user = opts.OSUser
+	}
+	if len(user) > maxTriageUser || strings.ContainsFunc(user, unicode.IsControl) {
+		return "", exitcode.Errorf(exitcode.InvalidInput, "--triage-user %q: want a name of at most %d characters, no control characters", user, maxTriageUser)
+	}
+	return user, nil
 }
 
 // Serve runs `seshat serve`: the explorer's pages and API over the store
@@ -72,7 +98,11 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	if err != nil {
 		return exitcode.Errorf(exitcode.InvalidInput, "--addr %q: want host:port (%v)", addr, err)
 	}
-	token, err := triageToken(opts, host)
+	token, tokenName, err := triageToken(opts, host)
+	if err != nil {
+		return err
+	}
+	user, err := triageUser(opts, tokenName)
 	if err != nil {
 		return err
 	}
@@ -91,7 +121,7 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	defer s.Close()
 	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered(env.registry()),
 		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: env.kpiDefinition, Samples: env.compareSamples},
-		AllowTriage: opts.AllowTriage, ReadOnly: readOnlyStore(opts.Store), Token: token})
+		AllowTriage: opts.AllowTriage, ReadOnly: readOnlyStore(opts.Store), Token: token, TriageUser: user})
 	if err != nil {
 		return exitcode.With(exitcode.InvalidInput, err)
 	}
