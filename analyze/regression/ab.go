@@ -239,10 +239,11 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 	}
 	// Within rounds when the runs pair up: a slow phase of the host that
 	// moves both runs of a round is then no noise of the comparison.
-	h, err := analyze.HierBootstrap{}.Compare(x, y)
-	if yy, paired := byRounds(x, y, ra, rb); paired && err == nil {
-		h, err = analyze.HierBootstrap{}.ComparePaired(x, yy)
+	compare := analyze.HierBootstrap{}.Compare
+	if yy, paired := byRounds(x, y, ra, rb); paired {
+		y, compare = yy, analyze.HierBootstrap{}.ComparePaired
 	}
+	h, err := compare(x, y)
 	r := &res.Result
 	*r = notAnalyzed(a.rep.Method, "")
 	r.Current, r.Reference = res.Current.Value, analyze.Median(va)
