@@ -280,13 +280,32 @@ func BenchmarkExplorer(b *testing.B) {
 		{"api-compare-samples", "/api/compare?a=nightly-001&b=nightly-002", samples},
 		{"api-alerts", "/api/alerts", warm},
 		{"alerts-page", "/alerts", warm},
-		// Last: its background reads go on after it.
-		{"landing-refreshing", "/", refreshing},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			benchTimes(b, func() { benchGet(b, c.h, c.path) })
 		})
 	}
+	// A comparison asked again is kept (the last 4 of an index): these
+	// compare another pair of builds each time, as a person stepping
+	// through builds does.
+	builds := *benchPayloads / benchSeries / benchRunsPerBuild
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{{"api-compare-cold", warm}, {"api-compare-samples-cold", samples}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			benchTimes(b, func() {
+				a := i%(builds-1) + 1
+				i++
+				benchGet(b, c.h, fmt.Sprintf("/api/compare?a=nightly-%03d&b=nightly-%03d", a-1, a))
+			})
+		})
+	}
+	// Last: its background reads go on after it.
+	b.Run("landing-refreshing", func(b *testing.B) {
+		benchTimes(b, func() { benchGet(b, refreshing, "/") })
+	})
 	// Let the last background read end before the store closes.
 	if err := refreshing.Preload(context.Background()); err != nil {
 		b.Fatal(err)
