@@ -285,7 +285,7 @@ func BenchmarkExplorer(b *testing.B) {
 			benchTimes(b, func() { benchGet(b, c.h, c.path) })
 		})
 	}
-	// A comparison asked again is kept (the last 4 of an index): these
+	// A comparison asked again is kept (the last 2 of an index): these
 	// compare another pair of builds each time, as a person stepping
 	// through builds does.
 	builds := *benchPayloads / benchSeries / benchRunsPerBuild

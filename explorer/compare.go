@@ -80,7 +80,9 @@ type KPIComparison struct {
 	Verdict     string       `json:"verdict"`
 	Warnings    []string     `json:"warnings,omitempty"`
 
-	display func(float64) string
+	// aText and bText are A and B for the page, in the KPI's display
+	// unit (made here, so that a kept comparison keeps no compare.Table).
+	aText, bText string
 }
 
 // CompareSide is one side of a KPIComparison: null when the build has no
@@ -171,7 +173,10 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 	for _, sr := range both {
 		keys[sr.Workload] = s.compareKeys(sr.Workload)
 	}
-	tables := make([]*compare.Table, len(both))
+	// Each series' table made into its rows on the same goroutine: only
+	// the rows are kept.
+	out.Series = make([]SeriesComparison, len(both))
+	var alpha, confidence float64 // the same in every table
 	parallelEach(len(both), func(i int) {
 		sr := both[i]
 		o := s.opts.Compare
@@ -182,12 +187,13 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		if !s.needsResults(sr.Workload) {
 			o.Samples = nil // its runs were read as records: there are none
 		}
-		tables[i] = compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
+		t := compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
+		if i == 0 {
+			alpha, confidence = t.Alpha, t.Confidence
+		}
+		out.Series[i] = s.seriesComparison(sr, t)
 	})
-	for i, t := range tables {
-		out.Alpha, out.Confidence = t.Alpha, t.Confidence
-		out.Series = append(out.Series, s.seriesComparison(both[i], t))
-	}
+	out.Alpha, out.Confidence = alpha, confidence
 	if len(out.Series) == 0 {
 		out.Message = fmt.Sprintf("builds %s and %s have no series in common: %s ran %d series, %s ran %d; compare builds that ran the same workloads and labels",
 			aID, bID, aID, len(bySeries[0]), bID, len(bySeries[1]))
@@ -200,7 +206,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 
 // maxCachedComparisons is how many comparisons a server keeps: the last
 // ones asked, of the index they were made on.
-const maxCachedComparisons = 4
+const maxCachedComparisons = 2
 
 // comparisonCache keeps the last comparisons made on one index, so that a
 // comparison asked again (the page and /api/compare, a reload, a script
@@ -376,7 +382,8 @@ func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison
 	for _, kt := range t.KPIs {
 		for _, r := range kt.Rows {
 			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: compareSide(r.A), B: compareSide(r.B),
-				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: kt.Display}
+				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings}
+			k.aText, k.bText = sideText(k.A, kt.Display), sideText(k.B, kt.Display)
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
@@ -525,7 +532,7 @@ func (s *Server) comparePage(r *http.Request) (string, any, error) {
 		for i, sc := range res.Series {
 			g := compareGroup{Series: sc.Series, Varying: rows[i].Varying}
 			for _, k := range sc.KPIs {
-				g.Rows = append(g.Rows, compareRow{KPIComparison: k, AText: sideText(k.A, k.display), BText: sideText(k.B, k.display),
+				g.Rows = append(g.Rows, compareRow{KPIComparison: k, AText: k.aText, BText: k.bText,
 					DeltaText: deltaText(k.Delta), PText: pText(k)})
 			}
 			d.Rows = append(d.Rows, g)
