@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -53,7 +54,11 @@ func (c *Comparison) indentedJSON() ([]byte, error) {
 	if c.encoded == nil {
 		return indentedJSON(c)
 	}
-	c.encoded.once.Do(func() { c.encoded.body, c.encoded.err = indentedJSON(c) })
+	c.encoded.once.Do(func() {
+		body, err := indentedJSON(c)
+		// Kept at its length: indentedJSON's buffer is made larger.
+		c.encoded.body, c.encoded.err = bytes.Clone(body), err
+	})
 	return c.encoded.body, c.encoded.err
 }
 
@@ -80,9 +85,9 @@ type KPIComparison struct {
 	Verdict     string       `json:"verdict"`
 	Warnings    []string     `json:"warnings,omitempty"`
 
-	// aText and bText are A and B for the page, in the KPI's display
-	// unit (made here, so that a kept comparison keeps no compare.Table).
-	aText, bText string
+	// display formats a value for the page: its KPI table's, less the
+	// rows, so that a kept comparison keeps no compare.Table.
+	display func(float64) string
 }
 
 // CompareSide is one side of a KPIComparison: null when the build has no
@@ -380,10 +385,12 @@ func (s *Server) compareKeys(workload string) []string {
 func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison {
 	out := SeriesComparison{Series: sr.ref()}
 	for _, kt := range t.KPIs {
+		format := *kt
+		format.Rows, format.Geomean = nil, nil
+		display := format.Display
 		for _, r := range kt.Rows {
 			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: compareSide(r.A), B: compareSide(r.B),
-				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings}
-			k.aText, k.bText = sideText(k.A, kt.Display), sideText(k.B, kt.Display)
+				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
@@ -532,7 +539,7 @@ func (s *Server) comparePage(r *http.Request) (string, any, error) {
 		for i, sc := range res.Series {
 			g := compareGroup{Series: sc.Series, Varying: rows[i].Varying}
 			for _, k := range sc.KPIs {
-				g.Rows = append(g.Rows, compareRow{KPIComparison: k, AText: k.aText, BText: k.bText,
+				g.Rows = append(g.Rows, compareRow{KPIComparison: k, AText: sideText(k.A, k.display), BText: sideText(k.B, k.display),
 					DeltaText: deltaText(k.Delta), PText: pText(k)})
 			}
 			d.Rows = append(d.Rows, g)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
 
@@ -74,17 +75,7 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 func TestChartsInChromium(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
-	page := filepath.Join(t.TempDir(), "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(f, named(), Info{History: "sqlite:lts.db"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	page := writeReport(t, named())
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
 	browsertest.CheckOffline(t, ctx)
@@ -101,17 +92,7 @@ func TestChartsInChromium(t *testing.T) {
 func TestChartsDrawnWhenNearInChromium(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
-	page := filepath.Join(t.TempDir(), "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(f, synthetic(50, analyze.StatusRegression), Info{History: "sqlite:lts.db"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	page := writeReport(t, synthetic(50, analyze.StatusRegression))
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
 	count := func(what, js string) int {
@@ -148,17 +129,7 @@ func TestChartsDrawnWhenNearInChromium(t *testing.T) {
 func BenchmarkChartsInChromium(b *testing.B) {
 	browsertest.Chromium(b)
 	rep := synthetic(50, analyze.StatusRegression)
-	page := filepath.Join(b.TempDir(), "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	page := writeReport(b, rep)
 	u := (&url.URL{Scheme: "file", Path: page}).String()
 	var open, all []time.Duration
 	for b.Loop() {
@@ -192,4 +163,22 @@ func BenchmarkChartsInChromium(b *testing.B) {
 	b.ReportMetric(at(open, 95), "p95-ms/page")
 	b.ReportMetric(at(all, 50), "ms/all-charts")
 	b.ReportMetric(at(all, 95), "p95-ms/all-charts")
+}
+
+// writeReport writes the HTML report of rep in a temporary directory of
+// the test, and returns its path.
+func writeReport(t testing.TB, rep *regression.Report) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return page
 }
