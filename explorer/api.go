@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"maps"
@@ -366,13 +367,39 @@ func (s *Server) api(f func(r *http.Request) (any, error)) http.HandlerFunc {
 			s.logError(r, code, err)
 			v = map[string]string{"error": err.Error()}
 		}
+		var body []byte
+		if e, ok := v.(interface{ indentedJSON() ([]byte, error) }); ok {
+			body, err = e.indentedJSON()
+		} else {
+			body, err = indentedJSON(v)
+		}
+		if err != nil {
+			code = http.StatusInternalServerError
+			s.logError(r, code, err)
+			body, _ = indentedJSON(map[string]string{"error": err.Error()})
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(code)
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(v) // the client went away: nothing to do
+		_, _ = w.Write(body) // the client went away: nothing to do
 	}
+}
+
+// indentedJSON is v as json.Encoder with an indent of two spaces writes
+// it, indented into a buffer made large enough at once: a comparison's
+// JSON is megabytes, and growing the buffer step by step was a third of
+// its indenting.
+func indentedJSON(v any) ([]byte, error) {
+	flat, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(make([]byte, 0, 2*len(flat)+1))
+	if err := json.Indent(out, flat, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }
 
 func (s *Server) logError(r *http.Request, code int, err error) {

@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -35,6 +36,30 @@ type Comparison struct {
 	OnlyB int `json:"only_in_b"`
 	// Message says why nothing is compared: the builds share no series.
 	Message string `json:"message,omitempty"`
+
+	encoded *encodedOnce // its JSON, made once (a kept comparison's is reused)
+}
+
+// encodedOnce is a value's indented JSON, made at its first use.
+type encodedOnce struct {
+	once sync.Once
+	body []byte
+	err  error
+}
+
+// indentedJSON is the comparison's JSON as the API writes it, made once
+// for a comparison kept for the next requests (comparisonCache): the
+// JSON of two 5,000-run builds compared is megabytes.
+func (c *Comparison) indentedJSON() ([]byte, error) {
+	if c.encoded == nil {
+		return indentedJSON(c)
+	}
+	c.encoded.once.Do(func() {
+		body, err := indentedJSON(c)
+		// Kept at its length: indentedJSON's buffer is made larger.
+		c.encoded.body, c.encoded.err = bytes.Clone(body), err
+	})
+	return c.encoded.body, c.encoded.err
 }
 
 // SeriesComparison is one series' KPIs compared, changed ones first.
@@ -60,6 +85,8 @@ type KPIComparison struct {
 	Verdict     string       `json:"verdict"`
 	Warnings    []string     `json:"warnings,omitempty"`
 
+	// display formats a value for the page: its KPI table's, less the
+	// rows, so that a kept comparison keeps no compare.Table.
 	display func(float64) string
 }
 
@@ -106,14 +133,18 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 			return nil, notFound("no build %q in %s", id, s.opts.Store)
 		}
 	}
-	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}}
+	if c := s.compares.get(snap, aID, bID); c != nil {
+		return c, nil
+	}
+	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}, encoded: &encodedOnce{}}
 	// Both builds read at once: a store decodes on the cores left.
-	var bySeries [2]map[*series][]*models.Payload
+	var sides [2]buildRunsOf
 	var errs [2]error
-	parallelEach(2, func(i int) { bySeries[i], errs[i] = s.buildRuns(ctx, snap, builds[i].ID) })
+	parallelEach(2, func(i int) { sides[i], errs[i] = s.buildRuns(ctx, snap, builds[i].ID) })
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, storeError(s.opts.Store, err)
 	}
+	bySeries := [2]map[*series][]*models.Payload{sides[0].bySeries, sides[1].bySeries}
 	for sr := range bySeries[1] {
 		if _, ok := bySeries[0][sr]; !ok {
 			out.OnlyB++
@@ -133,31 +164,104 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 			out.OnlyA++
 		}
 	}
+	// The samples were taken from each run as it was read (buildRuns):
+	// compare.Build finds them by run.
+	samples := func(p *models.Payload, kpi string) []float64 {
+		for _, side := range sides {
+			if m, ok := side.samples[p]; ok {
+				return m[kpi]
+			}
+		}
+		return nil
+	}
 	keys := map[string][]string{}
 	for _, sr := range both {
 		keys[sr.Workload] = s.compareKeys(sr.Workload)
 	}
-	tables := make([]*compare.Table, len(both))
+	// Each series' table made into its rows on the same goroutine: only
+	// the rows are kept.
+	out.Series = make([]SeriesComparison, len(both))
+	var alpha, confidence float64 // the same in every table
 	parallelEach(len(both), func(i int) {
 		sr := both[i]
 		o := s.opts.Compare
 		o.Keys = func(workload string) []string { return keys[workload] }
+		if o.Samples != nil {
+			o.Samples = samples
+		}
 		if !s.needsResults(sr.Workload) {
 			o.Samples = nil // its runs were read as records: there are none
 		}
-		tables[i] = compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
+		t := compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
+		if i == 0 {
+			alpha, confidence = t.Alpha, t.Confidence
+		}
+		out.Series[i] = s.seriesComparison(sr, t)
 	})
-	for i, t := range tables {
-		out.Alpha, out.Confidence = t.Alpha, t.Confidence
-		out.Series = append(out.Series, s.seriesComparison(both[i], t))
-	}
+	out.Alpha, out.Confidence = alpha, confidence
 	if len(out.Series) == 0 {
 		out.Message = fmt.Sprintf("builds %s and %s have no series in common: %s ran %d series, %s ran %d; compare builds that ran the same workloads and labels",
 			aID, bID, aID, len(bySeries[0]), bID, len(bySeries[1]))
 	}
 	// Stable: the series of a rank stay in the index's order.
 	slices.SortStableFunc(out.Series, func(x, y SeriesComparison) int { return cmp.Compare(x.rank(), y.rank()) })
+	s.compares.put(snap, aID, bID, out)
 	return out, nil
+}
+
+// maxCachedComparisons is how many comparisons a server keeps: the last
+// ones asked, of the index they were made on.
+const maxCachedComparisons = 2
+
+// comparisonCache keeps the last comparisons made on one index, so that a
+// comparison asked again (the page and /api/compare, a reload, a script
+// polling) is not read and computed again. A comparison depends only on
+// the runs of the index (buildRuns reads no other, and a stored run does
+// not change), so it is kept until the index is read again. Comparisons
+// are shared between requests: nothing changes one once made.
+type comparisonCache struct {
+	mu     sync.Mutex
+	snap   *snapshot
+	recent []cachedComparison // oldest first
+}
+
+type cachedComparison struct {
+	a, b string
+	c    *Comparison
+}
+
+func (c *comparisonCache) get(snap *snapshot, a, b string) *Comparison {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap {
+		return nil
+	}
+	for _, r := range c.recent {
+		if r.a == a && r.b == b {
+			return r.c
+		}
+	}
+	return nil
+}
+
+func (c *comparisonCache) put(snap *snapshot, a, b string, cmp *Comparison) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != snap {
+		c.snap, c.recent = snap, nil
+	}
+	c.recent = slices.DeleteFunc(c.recent, func(r cachedComparison) bool { return r.a == a && r.b == b })
+	if len(c.recent) == maxCachedComparisons {
+		c.recent = slices.Delete(c.recent, 0, 1)
+	}
+	c.recent = append(c.recent, cachedComparison{a, b, cmp})
+}
+
+// buildRunsOf is what buildRuns reads of a build: its runs by series,
+// and the per-iteration samples of the runs read whole, by run and KPI.
+type buildRunsOf struct {
+	bySeries map[*series][]*models.Payload
+	samples  map[*models.Payload]map[string][]float64
 }
 
 // buildRuns returns the runs of build id by series, as compare.Build
@@ -166,25 +270,45 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 // records of the build (labels and KPIs: one query, neither settings nor
 // results decoded), and the whole payloads of the workloads whose results
 // hold per-iteration samples for Options.Compare.Samples (needsResults),
-// one query each. A run that names no build is read by compare.StoreBuild.
-func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (map[*series][]*models.Payload, error) {
-	out := map[*series][]*models.Payload{}
+// one query each. Of a payload read whole only what its record holds and
+// the samples of its KPIs are kept, taken as it is read: a build's
+// payloads are never all in memory. A run that names no build is read by compare.StoreBuild.
+func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buildRunsOf, error) {
+	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
 	add := func(p *models.Payload) {
 		if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
-			out[ref.series] = append(out[ref.series], p)
+			out.bySeries[ref.series] = append(out.bySeries[ref.series], p)
 		}
+	}
+	addWhole := func(p *models.Payload) {
+		if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
+			return
+		}
+		m := p.Metadata
+		q := &models.Payload{Metadata: models.Metadata{TestUUID: m.TestUUID, Workload: m.Workload, Start: m.Start, Build: m.Build, Labels: m.Labels, ExitCode: m.ExitCode},
+			KPIs: p.KPIs}
+		if f := s.opts.Compare.Samples; f != nil {
+			m := map[string][]float64{}
+			for name := range p.KPIs {
+				if vs := f(p, name); vs != nil {
+					m[name] = vs
+				}
+			}
+			out.samples[q] = m
+		}
+		add(q)
 	}
 	if strings.HasPrefix(id, "run:") {
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
 		for _, p := range ps {
-			add(p)
+			addWhole(p)
 		}
 		return out, err
 	}
 	var whole []string // workloads read as payloads, in the order met
 	for r, err := range s.opts.Store.Records(ctx, lts.Query{Builds: []string{id}}) {
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		if s.needsResults(r.Workload) {
 			if !slices.Contains(whole, r.Workload) {
@@ -197,9 +321,9 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (map[
 	for _, w := range whole {
 		for p, err := range s.opts.Store.Payloads(ctx, lts.Query{Builds: []string{id}, Workload: w}) {
 			if err != nil {
-				return nil, err
+				return out, err
 			}
-			add(p)
+			addWhole(p)
 		}
 	}
 	return out, nil
@@ -261,9 +385,12 @@ func (s *Server) compareKeys(workload string) []string {
 func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison {
 	out := SeriesComparison{Series: sr.ref()}
 	for _, kt := range t.KPIs {
+		format := *kt
+		format.Rows, format.Geomean = nil, nil
+		display := format.Display
 		for _, r := range kt.Rows {
 			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: compareSide(r.A), B: compareSide(r.B),
-				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: kt.Display}
+				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
 			out.KPIs = append(out.KPIs, k)
 		}
 	}

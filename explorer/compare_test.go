@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,4 +199,52 @@ func keysLess(labels map[string]string, keys []string) map[string]string {
 		delete(out, k)
 	}
 	return out
+}
+
+// TestCompareAfterIndexRead: a comparison asked again is the same,
+// byte for byte, and runs stored since count once the index is read
+// again: a kept comparison never outlives its index.
+func TestCompareAfterIndexRead(t *testing.T) {
+	t.Parallel()
+	ps := compareFixture()
+	s := sqliteStore(t, ps)
+	h, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	const path = "/api/compare?a=base&b=slow"
+	runsOfB := func() int {
+		var c explorer.Comparison
+		getJSON(t, srv, path, &c)
+		return c.Series[0].KPIs[0].B.Runs
+	}
+	_, first := get(t, srv, path)
+	if _, again := get(t, srv, path); again != first {
+		t.Errorf("the comparison asked again differs:\n%s\nfirst:\n%s", again, first)
+	}
+	if n := runsOfB(); n != 6 {
+		t.Fatalf("build slow: %d runs a series, want 6", n)
+	}
+	// Two more runs of build slow in every series.
+	more := ltstest.Payloads(6, ltstest.Options{Series: 3, Samples: 10, Seed: 13})
+	for i, p := range more {
+		m := &p.Metadata
+		m.Start = ltstest.Start.Add(time.Duration(100+i) * time.Minute)
+		m.End = m.Start.Add(2 * time.Second)
+		m.Build = ps[len(ps)-3].Metadata.Build
+	}
+	if _, err := s.Put(context.Background(), more); err != nil {
+		t.Fatal(err)
+	}
+	if n := runsOfB(); n != 6 {
+		t.Errorf("before the index is read again: %d runs a series of build slow, want the index's 6", n)
+	}
+	if err := h.Preload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := runsOfB(); n != 8 {
+		t.Errorf("after the index is read again: %d runs a series of build slow, want 8", n)
+	}
 }

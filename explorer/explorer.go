@@ -84,6 +84,8 @@ type Server struct {
 	loadErr   error         // the last read's error; nil when it succeeded
 	loadErrAt time.Time
 	watching  bool // Watch reads the index on its timer
+
+	compares comparisonCache // the last comparisons made
 }
 
 //go:embed assets/app.js assets/alerts.js assets/style.css

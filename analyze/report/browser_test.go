@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/analyze"
+	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
 
@@ -73,17 +75,7 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 func TestChartsInChromium(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
-	page := filepath.Join(t.TempDir(), "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(f, named(), Info{History: "sqlite:lts.db"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	page := writeReport(t, named())
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
 	browsertest.CheckOffline(t, ctx)
@@ -93,32 +85,100 @@ func TestChartsInChromium(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "charts")
 }
 
+// TestChartsDrawnWhenNearInChromium: a report of 50 findings opens on its
+// results table without drawing the charts far below it; a chart is drawn
+// when it is scrolled near, its SVG fallback hidden and its place kept
+// from the start; printing draws every chart.
+func TestChartsDrawnWhenNearInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	page := writeReport(t, synthetic(50, analyze.StatusRegression))
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	count := func(what, js string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", what, err)
+		}
+		return n
+	}
+	const canvases = `document.querySelectorAll("div.seshat-chart canvas").length`
+	if n := count("the charts drawn", canvases); n >= 50 {
+		t.Errorf("on opening: %d charts drawn, want only those near the window", n)
+	}
+	if n := count("the fallbacks shown", `Array.from(document.querySelectorAll("img.chart-fallback")).filter((e) => e.offsetParent !== null).length`); n != 0 {
+		t.Errorf("%d SVG fallbacks shown with the script running, want 0", n)
+	}
+	count("naming the last chart", `(document.querySelectorAll("div.seshat-chart")[49].id = "last-chart", 0)`)
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.ID("last-chart")), chromedp.WaitVisible(chromedp.CSS("#last-chart canvas"))); err != nil {
+		t.Fatalf("chromium: scrolling to the last chart: %v", err)
+	}
+	count("printing", `(window.dispatchEvent(new Event("beforeprint")), 0)`)
+	if n := count("the charts drawn", canvases); n != 50 {
+		t.Errorf("printing: %d charts drawn, want 50", n)
+	}
+}
+
 // BenchmarkChartsInChromium is the time Chromium takes to open a report of
-// 50 regressions from file:// and draw its 50 charts (target: 2 s on
-// two cores); it reports ms/page.
+// 50 regressions from file:// and draw the charts a person sees (those in
+// the window and a window's height below it; target: 2 s on two cores),
+// reported as ms/page (median; p95 beside it); ms/all-charts is the time
+// until every one of the 50 is drawn (the others are drawn as they come near, or when asked:
+// window.seshatCharts).
 func BenchmarkChartsInChromium(b *testing.B) {
 	browsertest.Chromium(b)
 	rep := synthetic(50, analyze.StatusRegression)
-	page := filepath.Join(b.TempDir(), "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	page := writeReport(b, rep)
 	u := (&url.URL{Scheme: "file", Path: page}).String()
+	var open, all []time.Duration
 	for b.Loop() {
 		start := time.Now()
 		ctx, done := browsertest.Tab(b, u)
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("div.seshat-chart canvas").length`))
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("div.seshat-chart canvas").length`))
+		if err != nil {
+			done()
+			b.Fatalf("the charts drawn on opening: %v", err)
+		}
+		open = append(open, time.Since(start))
+		if len(open) == 1 {
+			b.Logf("%d of 50 charts drawn on opening (the page opens on its results table)", shown)
+		}
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Object.keys(seshatCharts).filter((id) => seshatCharts[id]).length`))
+		if err == nil {
+			// The canvases are made at once; drawn in a microtask.
+			n, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("div.seshat-chart canvas").length`))
+		}
+		all = append(all, time.Since(start))
 		done()
 		if err != nil || n != 50 {
-			b.Fatalf("%d charts drawn (%v), want 50", n, err)
+			b.Fatalf("%d charts drawn when asked (%v), want 50", n, err)
 		}
-		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/page")
 	}
+	at := func(ds []time.Duration, q int) float64 {
+		slices.Sort(ds)
+		return float64(ds[min(len(ds)-1, len(ds)*q/100)].Milliseconds())
+	}
+	b.ReportMetric(at(open, 50), "ms/page")
+	b.ReportMetric(at(open, 95), "p95-ms/page")
+	b.ReportMetric(at(all, 50), "ms/all-charts")
+	b.ReportMetric(at(all, 95), "p95-ms/all-charts")
+}
+
+// writeReport writes the HTML report of rep in a temporary directory of
+// the test, and returns its path.
+func writeReport(t testing.TB, rep *regression.Report) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "regression_report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return page
 }

@@ -10,7 +10,8 @@
 // against its own level when their levels differ by more than the factor,
 // and says so. Every string is set as text, never as markup. Static pages carry each chart as a div.seshat-chart holding a
 // script element of type application/json (the chart), followed by an
-// img.chart-fallback (the SVG) that is hidden once the chart is drawn.
+// img.chart-fallback (the SVG) that is hidden when this script runs; each
+// chart is drawn when it comes near the view (drawAll).
 (function () {
   "use strict";
   if (typeof uPlot === "undefined") {
@@ -302,7 +303,7 @@
     }
     const last = index ? Math.max((spec.x.ticks || []).length, n ? data[0][n - 1] + 1 : 1) : 0;
     const opts = {
-      width: Math.max(240, container.clientWidth || 600),
+      width: Math.max(240, options.width || container.clientWidth || 600),
       height: spec.height || 300,
       scales: {
         x: index
@@ -386,25 +387,91 @@
   }
 
   // drawAll draws the charts a static page carries, hiding each one's
-  // <img> fallback once it is drawn.
-  function drawAll() {
+  // <img> fallback and keeping its place for the chart. The charts in the
+  // window, or within a window's height of it, are drawn at once; the
+  // others as they come near (IntersectionObserver), when the page is
+  // printed, or when a script asks window.seshatCharts for one: a long
+  // report opens in the time of the charts in sight, not of all. The page
+  // is read before it is changed: the places and widths of the charts are
+  // read in one layout, as reading one after a chart was added would lay
+  // the whole page out again, once a chart. drawAll(true) draws them all.
+  const pending = new Set();
+  let observer = null;
+  function drawOne(c) {
+    if (!pending.delete(c)) {
+      return window.seshatCharts[c.spec.id];
+    }
+    if (observer) {
+      observer.unobserve(c.el);
+    }
+    if (c.spec.id) {
+      delete window.seshatCharts[c.spec.id]; // the getter below
+    }
+    c.el.dataset.drawn = "1";
+    return draw(c.el, c.spec, { width: c.width || c.el.clientWidth });
+  }
+  function drawAll(all) {
+    const found = [];
     document.querySelectorAll("div.seshat-chart").forEach((el) => {
       const src = el.querySelector('script[type="application/json"]');
-      if (!src || el.dataset.drawn) {
+      if (!src || el.dataset.drawn || el.dataset.pending) {
         return;
       }
-      el.dataset.drawn = "1";
-      draw(el, JSON.parse(src.textContent));
+      el.dataset.pending = "1";
       const fallback = el.parentElement && el.parentElement.querySelector("img.chart-fallback");
-      if (fallback) {
-        fallback.style.display = "none";
+      found.push({ el: el, spec: JSON.parse(src.textContent), fallback: fallback });
+    });
+    // Each chart's place is kept (its height) and its fallback hidden
+    // first, so that the page has its length before the charts are
+    // drawn, and does not jump as they are.
+    found.forEach((c) => {
+      c.el.style.minHeight = (c.spec.height || 300) + "px";
+      if (c.fallback) {
+        c.fallback.style.display = "none";
       }
     });
+    const ahead = 2 * window.innerHeight;
+    const now = [];
+    found.forEach((c) => {
+      pending.add(c);
+      // Not laid out (in a closed <details>): drawn when it is opened.
+      const shown = c.el.getClientRects().length > 0;
+      if (all || typeof IntersectionObserver === "undefined" || (shown && c.el.getBoundingClientRect().top < ahead)) {
+        c.width = c.el.clientWidth;
+        now.push(c);
+        return;
+      }
+      if (c.spec.id && !(c.spec.id in window.seshatCharts)) {
+        Object.defineProperty(window.seshatCharts, c.spec.id, { configurable: true, enumerable: true, get: () => drawOne(c) });
+      }
+      if (!observer) {
+        observer = new IntersectionObserver(
+          (entries) => {
+            entries.forEach((e) => {
+              if (e.isIntersecting) {
+                pending.forEach((c) => {
+                  if (c.el === e.target) {
+                    drawOne(c);
+                  }
+                });
+              }
+            });
+          },
+          { rootMargin: "100% 0px" }
+        );
+      }
+      observer.observe(c.el);
+    });
+    now.forEach(drawOne);
+    if (all) {
+      Array.from(pending).forEach(drawOne);
+    }
   }
+  window.addEventListener("beforeprint", () => drawAll(true));
 
   window.SeshatCharts = { draw: draw, ticks: ticks, fmt: fmt, drawAll: drawAll, normalise: normalise };
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", drawAll);
+    document.addEventListener("DOMContentLoaded", () => drawAll());
   } else {
     drawAll();
   }

@@ -11,6 +11,16 @@ import (
 // sample's rate, FLOPs over its time, as the PI computes its rate from the
 // median time). The other KPIs are one value a run.
 func (Workload) KPISamples(p *models.Payload, kpi string) []float64 {
+	// The KPI first: stored results are decoded only for one with samples.
+	switch kpi {
+	case "elapsed_ms", "rate_gflops":
+	case "import_seconds":
+		if p.Metadata.Labels["pi"] != "import" {
+			return nil
+		}
+	default:
+		return nil
+	}
 	var m *models.PIMeasurement
 	switch r := p.Results.(type) {
 	case *PayloadResults:
@@ -41,9 +51,6 @@ func (Workload) KPISamples(p *models.Payload, kpi string) []float64 {
 	case "elapsed_ms":
 		return conv(func(ms float64) float64 { return ms })
 	case "import_seconds":
-		if p.Metadata.Labels["pi"] != "import" {
-			return nil
-		}
 		return conv(func(ms float64) float64 { return ms / 1000 })
 	case "rate_gflops":
 		if m.FLOPs == nil || !(*m.FLOPs > 0) || m.Rate == nil {
