@@ -49,18 +49,7 @@ func TestHTMLWideFitsInChromium(t *testing.T) {
 	for _, e := range rep.Entries {
 		e.Labels["cpu_model"] = rep.Fixed["cpu_model"]
 	}
-	dir := t.TempDir()
-	page := filepath.Join(dir, "regression_report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(f, rep, Info{History: "sqlite:lts.db"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	page := writeReport(t, rep)
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
 	browsertest.Screenshot(t, ctx, "wide")
