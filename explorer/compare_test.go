@@ -109,13 +109,22 @@ func TestCompareInChromium(t *testing.T) {
 	srv := serve(t, sqliteStore(t, compareFixture()), explorer.Options{})
 	ctx, done := browsertest.Tab(t, srv.URL+"/builds/slow")
 	defer done()
+	// Each step loads a new page: wait for it to be whole before the next
+	// step picks a node of it (under load, a node of the page before was
+	// picked: "No node with given id found").
+	loaded := func(what string) {
+		t.Helper()
+		value(t, ctx, what+": the page loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+	}
 	do(t, ctx, "following the compare link",
 		chromedp.Click(chromedp.CSS(`a.compare-link`)),
 		chromedp.WaitVisible(chromedp.ID("with")))
+	loaded("following the compare link")
 	do(t, ctx, "picking lonely",
 		chromedp.SetValue(chromedp.ID("with"), "lonely"),
 		chromedp.Click(chromedp.ID("compare-go")),
 		chromedp.WaitVisible(chromedp.ID("no-common")))
+	loaded("picking lonely")
 	do(t, ctx, "picking base",
 		chromedp.SetValue(chromedp.ID("with"), "base"),
 		chromedp.Click(chromedp.ID("compare-go")),
