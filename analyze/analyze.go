@@ -135,11 +135,16 @@ type Point struct {
 	// Build names the build (lts.Record.BuildID); Commit is its commit,
 	// when known.
 	Build, Commit string
+	// HostLoad is the median one-minute load average of the host at the
+	// start of the point's runs (lts.Record.HostLoad); NaN when no run
+	// says (PointOf's default).
+	HostLoad float64
 }
 
-// PointOf returns a point whose Value is the median of samples.
+// PointOf returns a point whose Value is the median of samples, its host
+// load unknown.
 func PointOf(samples ...float64) Point {
-	return Point{Value: Median(samples), Samples: samples}
+	return Point{Value: Median(samples), Samples: samples, HostLoad: math.NaN()}
 }
 
 func (p Point) samples() []float64 {

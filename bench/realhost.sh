@@ -11,6 +11,7 @@
 #   bench/realhost.sh                       # 50 jobs each: about 7 hours on 2 shared cores
 #   bench/realhost.sh -jobs 10 -v           # about 1.5 hours
 #   bench/realhost.sh -jobs 5 -slowdowns 0,10 -modes ab -out jobs.json
+#   bench/realhost.sh -jobs 20 -slowdowns 0,20 -modes history -busy 5   # load phases
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec go run ./bench/realhost "$@"

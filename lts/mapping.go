@@ -104,6 +104,9 @@ func PayloadIndexTemplate(n IndexNames, ws []Workload) map[string]any {
 					"ci": map[string]any{"properties": map[string]any{"engine": keyword, "run_id": keyword, "url": keyword}},
 				}},
 				"urls": notIndexed,
+				"host_start": map[string]any{"properties": map[string]any{
+					"loadavg": map[string]any{"type": "double"}, "governor": keyword,
+				}},
 			}},
 			"results": notIndexed,
 			"kpis":    map[string]any{"type": "object"},

@@ -28,6 +28,10 @@ type Record struct {
 	Values map[string]float64 `json:"kpis"`
 	// Defs define the KPIs of Values: unit, direction, help.
 	Defs map[string]KPIDef `json:"-"`
+	// HostLoad is the host's one-minute load average just before the run
+	// started (metadata.host_start.loadavg[0]); nil when the run does not
+	// say.
+	HostLoad *float64 `json:"host_load,omitempty"`
 	// Labels, Build, Defs and ExitCode may be shared by the records of one
 	// query (a store decodes each distinct label set, build and set of
 	// definitions once): read them, never modify them.
@@ -70,11 +74,22 @@ func RecordOf(p *models.Payload) Record {
 	if r.Labels == nil {
 		r.Labels = map[string]string{}
 	}
+	r.HostLoad = LoadOf(m.HostStart)
 	for name, v := range p.KPIs {
 		r.Values[name] = v.Value
 		r.Defs[name] = KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}
 	}
 	return r
+}
+
+// LoadOf is the one-minute load average of a host state; nil when it has
+// none.
+func LoadOf(h *models.HostState) *float64 {
+	if h == nil || len(h.LoadAvg) == 0 {
+		return nil
+	}
+	v := h.LoadAvg[0]
+	return &v
 }
 
 // Only keeps the KPIs of r named in names (all of them when names is nil):

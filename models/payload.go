@@ -42,6 +42,12 @@ type Metadata struct {
 	// URLs locate the run's artifacts when they are published (CI), by
 	// name: "artifacts" for the run directory, file names for its files.
 	URLs map[string]string `json:"urls" validate:"required,dive,keys,required,endkeys,url"`
+	// HostStart is the host just before the run started (its load
+	// averages and governor, from the runner's usage.json), where the
+	// workload reads it; nil otherwise. History-mode regression analysis
+	// compares the load of the current runs with that of the builds they
+	// are judged against.
+	HostStart *HostState `json:"host_start,omitempty" validate:"omitempty"`
 }
 
 // KPIValue is one KPI of a run as stored in its payload.

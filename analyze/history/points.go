@@ -71,7 +71,20 @@ func (p *Point) Median(kpi string) float64 { return analyze.Median(p.Values(kpi)
 func (p *Point) Analyze(kpi string) analyze.Point {
 	out := analyze.PointOf(p.Values(kpi)...)
 	out.Label, out.Time, out.Build, out.Commit = p.ComparisonValue, p.Time, p.BuildID, p.Commit()
+	out.HostLoad = p.HostLoad(kpi)
 	return out
+}
+
+// HostLoad is the median host load at the start of the point's runs
+// that hold a KPI (all of them with kpi ""); NaN when none says.
+func (p *Point) HostLoad(kpi string) float64 {
+	var loads []float64
+	for _, r := range p.Runs {
+		if _, ok := r.Values[kpi]; (kpi == "" || ok) && r.HostLoad != nil {
+			loads = append(loads, *r.HostLoad)
+		}
+	}
+	return analyze.Median(loads)
 }
 
 // Points combines the runs of one series into points, by the package's

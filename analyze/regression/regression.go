@@ -708,12 +708,15 @@ func notAnalyzed(method, reason string) analyze.Result {
 func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIResult {
 	res := &KPIResult{KPI: name}
 	res.def, res.hasDef = a.definition(e.Workload, name)
-	var values []float64
+	var values, loads []float64
 	var first time.Time
 	for _, r := range e.runs {
 		v, ok := r.KPI(name)
 		if !ok {
 			continue
+		}
+		if r.HostLoad != nil {
+			loads = append(loads, *r.HostLoad)
 		}
 		if len(values) == 0 {
 			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
@@ -738,6 +741,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 	}
 	res.Current = analyze.PointOf(values...)
 	res.Current.Label, res.Current.Time = e.ComparisonValue, first
+	res.Current.HostLoad = analyze.Median(loads)
 	if len(e.Builds) == 1 {
 		res.Current.Build = e.Builds[0]
 	}
@@ -765,6 +769,10 @@ func (a *analysis) judge() {
 	a.opts.Gate.Apply(results)
 	for _, e := range a.entries {
 		for _, res := range e.Results {
+			if a.opts.Baseline == nil {
+				// Both sides of an A/B share the host; history does not.
+				analyze.ExplainedByHost(&res.Result, res.Current, reference(res))
+			}
 			res.Status = res.Result.Status
 			if res.Status == analyze.StatusRegression || res.Status == analyze.StatusImprovement {
 				for i, ack := range a.opts.Acks {
@@ -779,6 +787,28 @@ func (a *analysis) judge() {
 				(res.Status == analyze.StatusImprovement && a.opts.FailOnImprovement)
 		}
 	}
+}
+
+// reference is the history a result was judged against: its latest stable
+// segment less the spikes where the method says, else all of it.
+func reference(r *KPIResult) []analyze.Point {
+	var finite []analyze.Point
+	for _, p := range r.History {
+		if !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) {
+			finite = append(finite, p)
+		}
+	}
+	b := r.Result.Baseline
+	if b == nil || b.Start < 0 || b.Len <= 0 || b.Start+b.Len > len(finite) {
+		return finite
+	}
+	var out []analyze.Point
+	for i := b.Start; i < b.Start+b.Len; i++ {
+		if !slices.Contains(b.Spikes, i) {
+			out = append(out, finite[i])
+		}
+	}
+	return out
 }
 
 // points are the series' points of a KPI (history.Points: one per build

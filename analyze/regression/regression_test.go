@@ -483,3 +483,49 @@ func TestSameBuildIsNotHistory(t *testing.T) {
 		t.Errorf("history stats %+v", rep.History)
 	}
 }
+
+// TestBusierHostIsNoisy: history stored at load 1.2-1.5; a current build
+// 20% slower is a regression when its runs started at a like load or say
+// none, and noisy, naming both loads, when the host was busier; an
+// improvement on that busier host stands.
+func TestBusierHostIsNoisy(t *testing.T) {
+	t.Parallel()
+	h := newHistory()
+	for i := range 6 {
+		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"), map[string]float64{"rate": 50})
+		h.payloads[i].Metadata.HostStart = &models.HostState{LoadAvg: []float64{1.2 + 0.06*float64(i), 1, 1}}
+		if _, err := h.Put(context.Background(), h.payloads[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(load float64, rate float64) []regression.Run {
+		var runs []regression.Run
+		for k := range 3 {
+			r := run(fmt.Sprint("cur", k), fmt.Sprint("c", k), "v9", "64", rate)
+			if !math.IsNaN(load) {
+				r.HostLoad = &load
+			}
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	for _, c := range []struct {
+		load, rate float64
+		want       analyze.Status
+	}{
+		{1.4, 40, analyze.StatusRegression},
+		{math.NaN(), 40, analyze.StatusRegression},
+		{2.8, 40, analyze.StatusNoisy},
+		{2.8, 60, analyze.StatusImprovement},
+		{0.2, 40, analyze.StatusRegression},
+	} {
+		rep := analyseWith(t, "threshold", h, at(c.load, c.rate), nil)
+		r := result(t, rep, 1, "rate")
+		if r.Status != c.want || rep.Failed() != (c.want == analyze.StatusRegression) {
+			t.Errorf("rate %v at load %v: status %s (%s), failed %v; want %s", c.rate, c.load, r.Status, r.Reason(), rep.Failed(), c.want)
+		}
+		if c.want == analyze.StatusNoisy && (!strings.HasPrefix(r.Reason(), analyze.HostReason) || !strings.Contains(r.Reason(), "load 2.8") || !strings.Contains(r.Reason(), "1.2–1.5")) {
+			t.Errorf("rate %v at load %v: reason %q", c.rate, c.load, r.Reason())
+		}
+	}
+}

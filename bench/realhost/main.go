@@ -20,13 +20,20 @@
 // in turn, job 1 of each, then job 2 of each, so that the host's slow
 // phases fall on all of them alike.
 //
+// With -busy N the host's load changes as a shared runner's does: jobs
+// N+1 to 2N, 3N+1 to 4N... run beside one busy loop per CPU (a shell
+// spinning, as a colleague's build would), the history stored without;
+// the table then gives each phase its own row, and counts the results
+// `seshat regression` made noisy because the host was busier than when
+// the history was stored (host-noisy).
+//
 // It prints per mode and slowdown the jobs that failed (exit 2) with the
 // slowed KPI among the findings (catch rate) or, for identical code, at
 // all (false failures), the points caught, the jobs that neither passed
 // nor failed, the re-run rounds and the median time of a job against one
 // plain build of the same points (a history job's `seshat run`).
 //
-//	go run ./bench/realhost [-jobs 50] [-slowdowns 0,5,10,20] [-modes ab,history] [-repeat 5] [-history 12] [-v]
+//	go run ./bench/realhost [-jobs 50] [-slowdowns 0,5,10,20] [-modes ab,history] [-repeat 5] [-history 12] [-busy N] [-v]
 //
 // It takes about 25 s a job on 2 shared cores (bench/realhost.sh).
 package main
@@ -41,6 +48,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +71,9 @@ type config struct {
 	slowdowns              []int
 	modes                  []string
 	verbose, keep, noBuild bool
+	// busy: jobs busy+1..2*busy, 3*busy+1..4*busy... run beside one
+	// busy loop per CPU (0: never).
+	busy int
 }
 
 var workloads = []workload{
@@ -97,6 +108,11 @@ type job struct {
 	Run      time.Duration `json:"run_ns"`
 	Total    time.Duration `json:"total_ns"`
 	Load     string        `json:"load"`
+	// Busy tells that the job ran beside the -busy loops; HostNoisy
+	// counts its results made noisy because the host was busier (or
+	// quieter) than when the history was stored.
+	Busy      bool `json:"busy,omitempty"`
+	HostNoisy int  `json:"host_noisy"`
 }
 
 func main() {
@@ -114,6 +130,7 @@ func main() {
 	flag.StringVar(&out, "out", "", "also write every job as JSON to this file")
 	flag.BoolVar(&c.verbose, "v", false, "print each job")
 	flag.BoolVar(&c.keep, "keep", false, "keep the runs (printed at the end)")
+	flag.IntVar(&c.busy, "busy", 0, "with N > 0, jobs N+1..2N, 3N+1..4N... run beside one busy loop per CPU, the history stored without")
 	flag.Parse()
 	var err error
 	if c.slowdowns, err = ints(slowdowns); err != nil {
@@ -201,10 +218,21 @@ func measure(c config, log io.Writer) ([]job, error) {
 		}
 	}
 	var jobs []job
+	var hog *busyLoops
+	defer func() { hog.stop() }()
 	for n := 1; n <= c.jobs; n++ {
+		busy := c.busy > 0 && ((n-1)/c.busy)%2 == 1
+		switch {
+		case busy && hog == nil:
+			hog = startBusyLoops(runtime.NumCPU())
+		case !busy && hog != nil:
+			hog.stop()
+			hog = nil
+		}
 		for _, s := range c.slowdowns {
 			for _, m := range c.modes {
 				j, err := runJob(c, m, s, n)
+				j.Busy = busy
 				if err != nil {
 					return jobs, err
 				}
@@ -274,6 +302,9 @@ func readSummary(path string, j *job) error {
 		return err
 	}
 	var s struct {
+		Noisy []struct {
+			Reason string `json:"reason"`
+		} `json:"noisy_results"`
 		Findings []struct {
 			KPI     string            `json:"kpi"`
 			Status  string            `json:"status"`
@@ -290,6 +321,11 @@ func readSummary(path string, j *job) error {
 	}
 	if s.Confirm != nil {
 		j.Rounds, j.Undecid = s.Confirm.Rounds, len(s.Confirm.Undecided)
+	}
+	for _, n := range s.Noisy {
+		if strings.HasPrefix(n.Reason, hostReason) {
+			j.HostNoisy++
+		}
 	}
 	for _, f := range s.Findings {
 		if !f.Failing {
@@ -378,6 +414,35 @@ func seshat(c config, args ...string) (int, error) {
 	return 0, err
 }
 
+// hostReason begins the reason of a result the host's load explains
+// (analyze.HostReason).
+const hostReason = "the host's load differs from the history's"
+
+// busyLoops are processes that keep CPUs busy, as a colleague's build on
+// a shared runner does.
+type busyLoops struct{ cmds []*exec.Cmd }
+
+func startBusyLoops(n int) *busyLoops {
+	b := &busyLoops{}
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err == nil {
+			b.cmds = append(b.cmds, cmd)
+		}
+	}
+	return b
+}
+
+func (b *busyLoops) stop() {
+	if b == nil {
+		return
+	}
+	for _, cmd := range b.cmds {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+}
+
 func load() string {
 	data, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
@@ -397,43 +462,50 @@ func table(w io.Writer, c config, jobs []job) {
 	fmt.Fprintf(w, "bench/realhost: %d job(s) per mode and slowdown, 3 points (%s) × %d runs (a side), --confirm auto, %d build(s) of history\n",
 		c.jobs, strings.Join(names(), ", "), c.repeat, c.historyBuilds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tslowdown\tjobs\tfailed\tcaught\tpoints caught\tother exits\tmean rounds\tundecided\tmedian job\t× plain build\t")
+	fmt.Fprintln(tw, "mode\tslowdown\thost\tjobs\tfailed\tcaught\tpoints caught\tother exits\tmean rounds\tundecided\thost-noisy\tmedian job\t× plain build\t")
+	phases := []string{"as found"}
+	if c.busy > 0 {
+		phases = []string{"as found", "busy loops"}
+	}
 	for _, m := range c.modes {
 		for _, s := range c.slowdowns {
-			var n, failed, caught, points, other, rounds, undecided int
-			var times []time.Duration
-			for _, j := range jobs {
-				if j.Mode != m || j.Slowdown != s {
+			for _, phase := range phases {
+				var n, failed, caught, points, other, rounds, undecided, hostNoisy int
+				var times []time.Duration
+				for _, j := range jobs {
+					if j.Mode != m || j.Slowdown != s || j.Busy != (phase == "busy loops") {
+						continue
+					}
+					n++
+					hostNoisy += j.HostNoisy
+					rounds += j.Rounds
+					undecided += j.Undecid
+					times = append(times, j.Total)
+					switch {
+					case j.Exit == 2:
+						failed++
+					case j.Exit != 0:
+						other++
+					}
+					if j.Exit == 2 && len(j.Caught) > 0 {
+						caught++
+					}
+					points += len(j.Caught)
+				}
+				if n == 0 {
 					continue
 				}
-				n++
-				rounds += j.Rounds
-				undecided += j.Undecid
-				times = append(times, j.Total)
-				switch {
-				case j.Exit == 2:
-					failed++
-				case j.Exit != 0:
-					other++
+				caughtText := fmt.Sprintf("%d (%.0f%%)", caught, 100*float64(caught)/float64(n))
+				if s == 0 {
+					caughtText = "-"
 				}
-				if j.Exit == 2 && len(j.Caught) > 0 {
-					caught++
+				ratio := "-"
+				if p := median(plain); p > 0 {
+					ratio = fmt.Sprintf("%.1f", float64(median(times))/float64(p))
 				}
-				points += len(j.Caught)
+				fmt.Fprintf(tw, "%s\t%d%%\t%s\t%d\t%d (%.0f%%)\t%s\t%d/%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t\n", m, s, phase, n, failed, 100*float64(failed)/float64(n),
+					caughtText, points, 3*n, other, float64(rounds)/float64(n), undecided, hostNoisy, median(times).Round(time.Second), ratio)
 			}
-			if n == 0 {
-				continue
-			}
-			caughtText := fmt.Sprintf("%d (%.0f%%)", caught, 100*float64(caught)/float64(n))
-			if s == 0 {
-				caughtText = "-"
-			}
-			ratio := "-"
-			if p := median(plain); p > 0 {
-				ratio = fmt.Sprintf("%.1f", float64(median(times))/float64(p))
-			}
-			fmt.Fprintf(tw, "%s\t%d%%\t%d\t%d (%.0f%%)\t%s\t%d/%d\t%d\t%.1f\t%d\t%s\t%s\t\n", m, s, n, failed, 100*float64(failed)/float64(n),
-				caughtText, points, 3*n, other, float64(rounds)/float64(n), undecided, median(times).Round(time.Second), ratio)
 		}
 	}
 	tw.Flush()

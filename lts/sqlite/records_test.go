@@ -55,7 +55,7 @@ func oldStore(t *testing.T, version int, ps []*models.Payload) string {
 // TestMigrationFillsRecords: a store written before summaries existed
 // (schema 1), or before they held whole records (schema 3), answers
 // Records with what its payloads say once opened: workload, exit code,
-// KPI definitions and builds included.
+// KPI definitions, builds and host loads included.
 func TestMigrationFillsRecords(t *testing.T) {
 	t.Parallel()
 	for _, version := range []int{1, 3} {
@@ -67,6 +67,11 @@ func TestMigrationFillsRecords(t *testing.T) {
 			ps[1].KPIs = map[string]models.KPIValue{} // a failed run
 			ps[1].Metadata.ExitCode = &failed
 			ps[3].Metadata.Build = &models.Build{ID: "b-1", Commit: "abc", CI: &models.CI{Engine: "github", RunID: "9"}}
+			ps[2].Metadata.HostStart = &models.HostState{LoadAvg: []float64{2.5, 1.25, 0.5}}
+			if lts.RecordOf(ps[2]).HostLoad == nil {
+				t.Fatal("RecordOf: no host load")
+			}
+			ps[3].Metadata.HostStart = &models.HostState{Governor: "performance"} // no load
 			k := ps[0].KPIs["rate_gflops"]
 			k.Help = `GFLOPS <from> "the" median & more`
 			ps[0].KPIs["rate_gflops"] = k

@@ -156,6 +156,11 @@ var migrations = []string{
 	);
 	CREATE INDEX triage_history_by_verdict ON triage_history (verdict_id, seq);
 	INSERT INTO triage_history (verdict_id, triage) SELECT verdict_id, triage FROM triage ORDER BY verdict_id;`,
+	// 8: each summary's host load (lts.Record.HostLoad: the one-minute
+	// load average before the run started, metadata.host_start), NULL
+	// when the payload does not say.
+	`ALTER TABLE summaries ADD COLUMN host_load REAL;
+	UPDATE summaries SET host_load = (SELECT p.payload->>'$.metadata.host_start.loadavg[0]' FROM payloads p WHERE p.id = summaries.id);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -410,7 +415,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -433,6 +438,15 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		*st.dst = stmt
 	}
 	return w, nil
+}
+
+// hostLoad is the host_load column of a summary: NULL when the run does
+// not say.
+func hostLoad(h *models.HostState) any {
+	if l := lts.LoadOf(h); l != nil {
+		return *l
+	}
+	return nil
 }
 
 func (w *writer) close() {
@@ -486,7 +500,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart)); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)

@@ -134,7 +134,7 @@ func (Workload) KPIs() *kpi.Catalog { return catalog }
 func (Workload) PayloadResults() any { return &PayloadResults{} }
 
 // FillPayload implements workloads.KPIProvider: the run's UUID, its start
-// and end from usage.json, its labels and URLs, and the results to keep.
+// and end and the host at its start from usage.json, its labels and URLs, and the results to keep.
 func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 	r, _ := e.Results.(*Results)
 	if r == nil {
@@ -145,6 +145,7 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 	p.Metadata.TestUUID = r.UUID
 	if r.Usage != nil {
 		p.Metadata.Start, p.Metadata.End = r.Usage.Start, r.Usage.End
+		p.Metadata.HostStart = r.Usage.HostStart
 	}
 	maps.Copy(p.Metadata.URLs, r.URLs)
 	fillLabels(p.Metadata.Labels, e.Settings, r)

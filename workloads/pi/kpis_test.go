@@ -41,7 +41,8 @@ func numpyResults() *Results {
 			CPU: models.CPUInfo{Model: "AMD EPYC 7763 64-Core Processor"}, GoVersion: "go1.26.0",
 		},
 		Usage: &models.Usage{Start: start, End: start.Add(5 * time.Second), WallSeconds: 5,
-			Rusage: models.Rusage{UtimeSeconds: 5.25, StimeSeconds: 0.5, MaxRSSBytes: 96 << 20}},
+			Rusage:    models.Rusage{UtimeSeconds: 5.25, StimeSeconds: 0.5, MaxRSSBytes: 96 << 20},
+			HostStart: &models.HostState{LoadAvg: []float64{1.5, 1.25, 1}}},
 		Config: json.RawMessage(`{"pi":"matmul"}`),
 		URLs:   map[string]string{"artifacts": "https://ci.example/r/expe/001/", "pi.json": "https://ci.example/r/expe/001/pi.json"},
 	}
@@ -111,6 +112,10 @@ func TestPayloadOfANumpyRun(t *testing.T) {
 	checkLabels(t, p.Metadata.Labels, want)
 	if p.Metadata.TestUUID != "0b5e3a57-8f0e-4c1a-9a51-1d1f1c0f4a11" || !p.Metadata.Start.Equal(start) || p.Metadata.URLs["pi.json"] == "" {
 		t.Errorf("metadata: %+v", p.Metadata)
+	}
+	// The host's load at the start is the run's, for history to compare.
+	if l := lts.RecordOf(p).HostLoad; l == nil || *l != 1.5 {
+		t.Errorf("host load %v, want 1.5 (usage.json host_start)", l)
 	}
 	res := p.Results.(*PayloadResults)
 	if res.PI == nil || res.HWInfo == nil || res.Usage == nil || string(res.Config) != `{"pi":"matmul"}` {
