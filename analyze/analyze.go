@@ -139,12 +139,15 @@ type Point struct {
 	// start of the point's runs (lts.Record.HostLoad); NaN when no run
 	// says (PointOf's default).
 	HostLoad float64
+	// CPUShare is the median CPU time per second of wall time of the
+	// point's runs (lts.Record.CPUShare); NaN when no run says.
+	CPUShare float64
 }
 
 // PointOf returns a point whose Value is the median of samples, its host
-// load unknown.
+// load and CPU share unknown.
 func PointOf(samples ...float64) Point {
-	return Point{Value: Median(samples), Samples: samples, HostLoad: math.NaN()}
+	return Point{Value: Median(samples), Samples: samples, HostLoad: math.NaN(), CPUShare: math.NaN()}
 }
 
 func (p Point) samples() []float64 {

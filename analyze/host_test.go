@@ -1,6 +1,7 @@
 package analyze_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -8,70 +9,76 @@ import (
 	"github.com/seshat-bench/seshat/analyze"
 )
 
-func loaded(loads ...float64) []analyze.Point {
+// hosts are reference builds at these loads, each with CPU share 0.9.
+func hosts(loads ...float64) []analyze.Point {
 	out := make([]analyze.Point, len(loads))
 	for i, l := range loads {
-		out[i] = analyze.Point{Value: 100, HostLoad: l}
+		out[i] = analyze.Point{Value: 100, HostLoad: l, CPUShare: 0.9}
 	}
 	return out
 }
 
-// TestHostChange: the current runs' load against the reference builds':
-// busier or quieter only past both the ratio and the margin, unknown when
-// the current load or most reference loads are not recorded.
+// TestHostChange: busier or quieter only when both the load moved past
+// the margin and the runs' CPU share past the ratio; unknown when the
+// current point or most reference builds lack either.
 func TestHostChange(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()
 	for _, c := range []struct {
-		name string
-		now  float64
-		ref  []float64
-		want int
+		name        string
+		load, share float64
+		ref         []analyze.Point
+		want        int
+		explains    float64
 	}{
-		{"as loaded", 1.4, []float64{1.2, 1.5, 1.3}, 0},
-		{"busier", 2.6, []float64{1.2, 1.5, 1.3}, 1},
-		{"above the ratio, within the margin", 0.4, []float64{0.1, 0.2}, 0},
-		{"above the margin, within the ratio", 2.1, []float64{1.2, 1.5}, 0},
-		{"quieter", 0.5, []float64{1.2, 1.5, 1.3}, -1},
-		{"idle history, idle now", 0, []float64{0, 0.1}, 0},
-		{"current load unknown", nan, []float64{1.2, 1.5}, 0},
-		{"most reference loads unknown", 3, []float64{1.2, nan, nan}, 0},
-		{"half the reference loads known", 3, []float64{1.2, nan}, 1},
-		{"no reference", 3, nil, 0},
+		{"as loaded", 1.4, 0.9, hosts(1.2, 1.5, 1.3), 0, 0},
+		{"busier, a third of the CPU", 2.6, 0.3, hosts(1.2, 1.5, 1.3), 1, 2 * (0.9/0.3 - 1)},
+		{"busier, the CPU share kept (niced load)", 2.6, 0.88, hosts(1.2, 1.5, 1.3), 0, 0},
+		{"less CPU, the load within the margin (the code waits)", 1.8, 0.3, hosts(1.2, 1.5, 1.3), 0, 0},
+		{"quieter, more CPU", 0.5, 1.0, hosts(1.2, 1.5, 1.3), -1, 2 * (1.0/0.9 - 1)},
+		{"current load unknown", nan, 0.3, hosts(1.2, 1.5), 0, 0},
+		{"current share unknown", 3, nan, hosts(1.2, 1.5), 0, 0},
+		{"most reference loads unknown", 3, 0.3, hosts(1.2, nan, nan), 0, 0},
+		{"half the reference loads known", 3, 0.3, hosts(1.2, nan), 1, 2 * (0.9/0.3 - 1)},
+		{"no reference", 3, 0.3, nil, 0, 0},
 	} {
-		got, _, _ := analyze.HostChange(analyze.Point{HostLoad: c.now}, loaded(c.ref...))
-		if got != c.want {
-			t.Errorf("%s: HostChange(%v against %v) = %d, want %d", c.name, c.now, c.ref, got, c.want)
+		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share}, c.ref)
+		if ev.Change != c.want || math.Abs(ev.Explains-c.explains) > 1e-12 {
+			t.Errorf("%s: HostChange = %+v, want change %d explaining %v", c.name, ev, c.want, c.explains)
 		}
 	}
 }
 
-// TestExplainedByHost: a regression on a busier host and an improvement on
-// a quieter one become noisy with the reason naming both loads; the host
-// would hide the others, which stand.
+// TestExplainedByHost: a regression on a busier host and an improvement
+// on a quieter one become noisy, the reason naming the loads and shares,
+// when the CPU lost or gained explains their size; larger changes, and
+// the changes the host would hide, stand.
 func TestExplainedByHost(t *testing.T) {
 	t.Parallel()
-	ref := loaded(1.2, 1.4, 1.3)
+	ref := hosts(1.2, 1.4, 1.3)
 	for _, c := range []struct {
-		status analyze.Status
-		now    float64
-		want   analyze.Status
+		status             analyze.Status
+		current, reference float64
+		load, share        float64
+		want               analyze.Status
 	}{
-		{analyze.StatusRegression, 2.8, analyze.StatusNoisy},
-		{analyze.StatusImprovement, 0.3, analyze.StatusNoisy},
-		{analyze.StatusRegression, 0.3, analyze.StatusRegression},
-		{analyze.StatusImprovement, 2.8, analyze.StatusImprovement},
-		{analyze.StatusRegression, 1.5, analyze.StatusRegression},
-		{analyze.StatusOK, 2.8, analyze.StatusOK},
+		{analyze.StatusRegression, 250, 100, 2.8, 0.3, analyze.StatusNoisy},       // 150% slower, 3x less CPU: explains up to 400%
+		{analyze.StatusRegression, 700, 100, 2.8, 0.3, analyze.StatusRegression},  // 600% slower: more than the host explains
+		{analyze.StatusImprovement, 80, 100, 0.3, 1.0, analyze.StatusImprovement}, // 25% faster; 11% more CPU explains up to 22%
+		{analyze.StatusImprovement, 95, 100, 0.3, 1.0, analyze.StatusNoisy},
+		{analyze.StatusRegression, 120, 100, 0.3, 1.0, analyze.StatusRegression},
+		{analyze.StatusImprovement, 80, 100, 2.8, 0.3, analyze.StatusImprovement},
+		{analyze.StatusRegression, 120, 100, 1.5, 0.9, analyze.StatusRegression},
+		{analyze.StatusOK, 120, 100, 2.8, 0.3, analyze.StatusOK},
 	} {
-		r := analyze.Result{Status: c.status, DeltaPercent: 12.5}
-		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: c.now}, ref)
+		r := analyze.Result{Status: c.status, Current: c.current, Reference: c.reference, DeltaPercent: 100 * (c.current/c.reference - 1)}
+		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: c.load, CPUShare: c.share}, ref)
 		if r.Status != c.want || changed != (c.want != c.status) {
-			t.Errorf("%s at load %v: status %s (changed %v), want %s", c.status, c.now, r.Status, changed, c.want)
+			t.Errorf("%s %v against %v at load %v, share %v: status %s (changed %v), want %s", c.status, c.current, c.reference, c.load, c.share, r.Status, changed, c.want)
 		}
-		if changed && (!strings.HasPrefix(r.Reason, analyze.HostReason) || !strings.Contains(r.Reason, "1.2–1.4") ||
-			!strings.Contains(r.Reason, "+12.5%") || !strings.Contains(r.Reason, "--baseline")) {
-			t.Errorf("%s at load %v: reason %q", c.status, c.now, r.Reason)
+		if changed && (!strings.HasPrefix(r.Reason, analyze.HostReason) || !strings.Contains(r.Reason, "--baseline") ||
+			!strings.Contains(r.Reason, "0.90") || !strings.Contains(r.Reason, fmt.Sprintf("%+.1f%%", r.DeltaPercent))) {
+			t.Errorf("%s at load %v: reason %q", c.status, c.load, r.Reason)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type Record struct {
 	// started (metadata.host_start.loadavg[0]); nil when the run does not
 	// say.
 	HostLoad *float64 `json:"host_load,omitempty"`
+	// CPUShare is the run's CPU time per second of wall time
+	// (metadata.cpu_share); 0 when the run does not say.
+	CPUShare float64 `json:"cpu_share,omitempty"`
 	// Labels, Build, Defs and ExitCode may be shared by the records of one
 	// query (a store decodes each distinct label set, build and set of
 	// definitions once): read them, never modify them.
@@ -74,7 +77,7 @@ func RecordOf(p *models.Payload) Record {
 	if r.Labels == nil {
 		r.Labels = map[string]string{}
 	}
-	r.HostLoad = LoadOf(m.HostStart)
+	r.HostLoad, r.CPUShare = LoadOf(m.HostStart), m.CPUShare
 	for name, v := range p.KPIs {
 		r.Values[name] = v.Value
 		r.Defs[name] = KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}

@@ -111,6 +111,16 @@ type Usage struct {
 	HostEnd   *HostState `json:"host_end,omitempty"`
 }
 
+// CPUShare is the process's CPU time (user and system) per second of its
+// wall time: about 1 for one thread that always had a CPU, less when it
+// waited for one (or for anything else); 0 without a wall time.
+func (u *Usage) CPUShare() float64 {
+	if u == nil || u.WallSeconds <= 0 {
+		return 0
+	}
+	return (u.Rusage.UtimeSeconds + u.Rusage.StimeSeconds) / u.WallSeconds
+}
+
 // HostState is the host at one instant around a run.
 type HostState struct {
 	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages; absent

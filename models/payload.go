@@ -48,6 +48,10 @@ type Metadata struct {
 	// compares the load of the current runs with that of the builds they
 	// are judged against.
 	HostStart *HostState `json:"host_start,omitempty" validate:"omitempty"`
+	// CPUShare is the CPU time of the run's process per second of its
+	// wall time (Usage.CPUShare), where the workload reads it; 0 when
+	// unknown. Below its usual value, the run waited for a CPU.
+	CPUShare float64 `json:"cpu_share,omitempty" validate:"gte=0"`
 }
 
 // KPIValue is one KPI of a run as stored in its payload.

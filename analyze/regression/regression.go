@@ -708,7 +708,7 @@ func notAnalyzed(method, reason string) analyze.Result {
 func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIResult {
 	res := &KPIResult{KPI: name}
 	res.def, res.hasDef = a.definition(e.Workload, name)
-	var values, loads []float64
+	var values, loads, shares []float64
 	var first time.Time
 	for _, r := range e.runs {
 		v, ok := r.KPI(name)
@@ -717,6 +717,9 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 		}
 		if r.HostLoad != nil {
 			loads = append(loads, *r.HostLoad)
+		}
+		if r.CPUShare > 0 {
+			shares = append(shares, r.CPUShare)
 		}
 		if len(values) == 0 {
 			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
@@ -741,7 +744,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 	}
 	res.Current = analyze.PointOf(values...)
 	res.Current.Label, res.Current.Time = e.ComparisonValue, first
-	res.Current.HostLoad = analyze.Median(loads)
+	res.Current.HostLoad, res.Current.CPUShare = analyze.Median(loads), analyze.Median(shares)
 	if len(e.Builds) == 1 {
 		res.Current.Build = e.Builds[0]
 	}

@@ -484,47 +484,52 @@ func TestSameBuildIsNotHistory(t *testing.T) {
 	}
 }
 
-// TestBusierHostIsNoisy: history stored at load 1.2-1.5; a current build
-// 20% slower is a regression when its runs started at a like load or say
-// none, and noisy, naming both loads, when the host was busier; an
-// improvement on that busier host stands.
+// TestBusierHostIsNoisy: history stored at load 1.2-1.5, its runs getting
+// 0.9 s of CPU a second; a current build 20% slower is a regression when
+// its runs started at a like load, got as much CPU, or say nothing, and
+// noisy, naming loads and shares, when the host was busier and the runs
+// got less CPU; an improvement on that busier host stands.
 func TestBusierHostIsNoisy(t *testing.T) {
 	t.Parallel()
 	h := newHistory()
 	for i := range 6 {
 		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"), map[string]float64{"rate": 50})
 		h.payloads[i].Metadata.HostStart = &models.HostState{LoadAvg: []float64{1.2 + 0.06*float64(i), 1, 1}}
+		h.payloads[i].Metadata.CPUShare = 0.9
 		if _, err := h.Put(context.Background(), h.payloads[i:i+1]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	at := func(load float64, rate float64) []regression.Run {
+	at := func(load, share, rate float64) []regression.Run {
 		var runs []regression.Run
 		for k := range 3 {
 			r := run(fmt.Sprint("cur", k), fmt.Sprint("c", k), "v9", "64", rate)
 			if !math.IsNaN(load) {
 				r.HostLoad = &load
 			}
+			r.CPUShare = share
 			runs = append(runs, r)
 		}
 		return runs
 	}
 	for _, c := range []struct {
-		load, rate float64
-		want       analyze.Status
+		load, share, rate float64
+		want              analyze.Status
 	}{
-		{1.4, 40, analyze.StatusRegression},
-		{math.NaN(), 40, analyze.StatusRegression},
-		{2.8, 40, analyze.StatusNoisy},
-		{2.8, 60, analyze.StatusImprovement},
-		{0.2, 40, analyze.StatusRegression},
+		{1.4, 0.6, 40, analyze.StatusRegression},
+		{math.NaN(), 0.6, 40, analyze.StatusRegression},
+		{2.8, 0, 40, analyze.StatusRegression},
+		{2.8, 0.88, 40, analyze.StatusRegression},
+		{2.8, 0.6, 40, analyze.StatusNoisy},
+		{2.8, 0.6, 60, analyze.StatusImprovement},
+		{0.2, 1, 40, analyze.StatusRegression},
 	} {
-		rep := analyseWith(t, "threshold", h, at(c.load, c.rate), nil)
+		rep := analyseWith(t, "threshold", h, at(c.load, c.share, c.rate), nil)
 		r := result(t, rep, 1, "rate")
 		if r.Status != c.want || rep.Failed() != (c.want == analyze.StatusRegression) {
-			t.Errorf("rate %v at load %v: status %s (%s), failed %v; want %s", c.rate, c.load, r.Status, r.Reason(), rep.Failed(), c.want)
+			t.Errorf("rate %v at load %v, share %v: status %s (%s), failed %v; want %s", c.rate, c.load, c.share, r.Status, r.Reason(), rep.Failed(), c.want)
 		}
-		if c.want == analyze.StatusNoisy && (!strings.HasPrefix(r.Reason(), analyze.HostReason) || !strings.Contains(r.Reason(), "load 2.8") || !strings.Contains(r.Reason(), "1.2–1.5")) {
+		if c.want == analyze.StatusNoisy && (!strings.HasPrefix(r.Reason(), analyze.HostReason) || !strings.Contains(r.Reason(), "load 2.8") || !strings.Contains(r.Reason(), "at most 1.5") || !strings.Contains(r.Reason(), "0.60 s of CPU a second against at least 0.90")) {
 			t.Errorf("rate %v at load %v: reason %q", c.rate, c.load, r.Reason())
 		}
 	}

@@ -72,6 +72,7 @@ func TestMigrationFillsRecords(t *testing.T) {
 				t.Fatal("RecordOf: no host load")
 			}
 			ps[3].Metadata.HostStart = &models.HostState{Governor: "performance"} // no load
+			ps[3].Metadata.CPUShare = 0.75
 			k := ps[0].KPIs["rate_gflops"]
 			k.Help = `GFLOPS <from> "the" median & more`
 			ps[0].KPIs["rate_gflops"] = k

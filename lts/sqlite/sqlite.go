@@ -157,10 +157,13 @@ var migrations = []string{
 	CREATE INDEX triage_history_by_verdict ON triage_history (verdict_id, seq);
 	INSERT INTO triage_history (verdict_id, triage) SELECT verdict_id, triage FROM triage ORDER BY verdict_id;`,
 	// 8: each summary's host load (lts.Record.HostLoad: the one-minute
-	// load average before the run started, metadata.host_start), NULL
-	// when the payload does not say.
+	// load average before the run started, metadata.host_start) and CPU
+	// share (metadata.cpu_share), NULL when the payload does not say.
 	`ALTER TABLE summaries ADD COLUMN host_load REAL;
-	UPDATE summaries SET host_load = (SELECT p.payload->>'$.metadata.host_start.loadavg[0]' FROM payloads p WHERE p.id = summaries.id);`,
+	ALTER TABLE summaries ADD COLUMN cpu_share REAL;
+	UPDATE summaries SET
+		host_load = (SELECT p.payload->>'$.metadata.host_start.loadavg[0]' FROM payloads p WHERE p.id = summaries.id),
+		cpu_share = (SELECT p.payload->>'$.metadata.cpu_share' FROM payloads p WHERE p.id = summaries.id);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -415,7 +418,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -447,6 +450,14 @@ func hostLoad(h *models.HostState) any {
 		return *l
 	}
 	return nil
+}
+
+// nullIfZero is NULL for 0 (unknown), else v.
+func nullIfZero(v float64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
 }
 
 func (w *writer) close() {
@@ -500,7 +511,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart)); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare)); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)

@@ -145,7 +145,7 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 	p.Metadata.TestUUID = r.UUID
 	if r.Usage != nil {
 		p.Metadata.Start, p.Metadata.End = r.Usage.Start, r.Usage.End
-		p.Metadata.HostStart = r.Usage.HostStart
+		p.Metadata.HostStart, p.Metadata.CPUShare = r.Usage.HostStart, r.Usage.CPUShare()
 	}
 	maps.Copy(p.Metadata.URLs, r.URLs)
 	fillLabels(p.Metadata.Labels, e.Settings, r)

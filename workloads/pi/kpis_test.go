@@ -117,6 +117,9 @@ func TestPayloadOfANumpyRun(t *testing.T) {
 	if l := lts.RecordOf(p).HostLoad; l == nil || *l != 1.5 {
 		t.Errorf("host load %v, want 1.5 (usage.json host_start)", l)
 	}
+	if s := lts.RecordOf(p).CPUShare; s != 5.75/5 {
+		t.Errorf("CPU share %v, want %v (usage.json rusage over wall)", s, 5.75/5)
+	}
 	res := p.Results.(*PayloadResults)
 	if res.PI == nil || res.HWInfo == nil || res.Usage == nil || string(res.Config) != `{"pi":"matmul"}` {
 		t.Errorf("results: %+v", res)
