@@ -52,6 +52,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -426,6 +427,8 @@ func startBusyLoops(n int) *busyLoops {
 	b := &busyLoops{}
 	for range n {
 		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		// They die with realhost, however it ends.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err == nil {
 			b.cmds = append(b.cmds, cmd)
 		}
