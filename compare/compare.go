@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/perf/benchmath"
 
@@ -126,18 +128,32 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 	runs := map[key]*[2][][]float64{} // each run's samples, nil for a run without
 	meta := map[key]models.KPIValue{}
 	entryLabels := map[string]map[string]string{}
+	// A store's payloads share one labels map per label set (the runs of
+	// a series): its entry is made once.
+	type labelsOf struct {
+		workload string
+		labels   unsafe.Pointer
+	}
+	entries := map[labelsOf]string{}
 	for side, payloads := range [][]*models.Payload{a, b} {
 		for _, p := range payloads {
-			labels := maps.Clone(p.Metadata.Labels)
-			var drop []string
-			if opts.Keys != nil {
-				drop = opts.Keys(p.Metadata.Workload)
+			id := labelsOf{p.Metadata.Workload, reflect.ValueOf(p.Metadata.Labels).UnsafePointer()}
+			entry, ok := entries[id]
+			if !ok {
+				labels := maps.Clone(p.Metadata.Labels)
+				var drop []string
+				if opts.Keys != nil {
+					drop = opts.Keys(p.Metadata.Workload)
+				}
+				for _, k := range drop {
+					delete(labels, k)
+				}
+				entry = canonical(labels)
+				entryLabels[entry] = labels
+				if id.labels != nil {
+					entries[id] = entry
+				}
 			}
-			for _, k := range drop {
-				delete(labels, k)
-			}
-			entry := canonical(labels)
-			entryLabels[entry] = labels
 			for name, v := range p.KPIs {
 				k := key{p.Metadata.Workload, entry, name}
 				s := samples[k]
@@ -160,11 +176,11 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 			}
 		}
 	}
-	var entries []map[string]string
+	var all []map[string]string
 	for _, l := range entryLabels {
-		entries = append(entries, l)
+		all = append(all, l)
 	}
-	vary, fixed := splitLabels(entries)
+	vary, fixed := splitLabels(all)
 	t.Fixed = fixed
 	byKPI := map[[2]string]*KPITable{}
 	keys := slices.Collect(maps.Keys(samples))
