@@ -211,7 +211,7 @@ func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store,
 	// A page cache of 8 MiB a connection: each connection of the pool
 	// keeps its own, filled by every read (a read of all the records, a
 	// build's payloads), and memory it holds is not given back. 64 MiB
-	// made seshat serve's peak RSS 150 MB larger (BenchmarkExplorer) and
+	// made seshat serve's peak RSS up to 150 MB larger (BenchmarkExplorer) and
 	// an upload no faster (BenchmarkSQLitePut: 403-527 µs a payload, 258-361
 	// with 8 MiB, alternating). Statement journals (one per multi-row
 	// insert) stay in memory. 16 KiB pages (set when the file is created)
