@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/perf/benchmath"
 
@@ -121,53 +123,80 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		opts.Alpha = 0.05
 	}
 	t := &Table{A: names[0], B: names[1], Confidence: opts.Confidence, Alpha: opts.Alpha}
-	type key struct{ workload, entry, kpi string }
-	samples := map[key]*[2][]float64{}
-	runs := map[key]*[2][][]float64{} // each run's samples, nil for a run without
-	meta := map[key]models.KPIValue{}
+	// An entry is its number in entryNames (its canonical labels): a
+	// cell's key hashes no long string.
+	type key struct {
+		workload string
+		entry    int
+		kpi      string
+	}
+	// cell is an entry x KPI: each side's run values and each run's
+	// samples (nil for a run without), and the last run's KPI.
+	type cell struct {
+		values [2][]float64
+		runs   [2][][]float64
+		meta   models.KPIValue
+	}
+	cells := map[key]*cell{}
+	var entryNames []string
 	entryLabels := map[string]map[string]string{}
+	entryIDs := map[string]int{}
+	// A store's payloads share one labels map per label set (the runs of
+	// a series): its entry is made once.
+	type labelsOf struct {
+		workload string
+		labels   unsafe.Pointer
+	}
+	entries := map[labelsOf]int{}
 	for side, payloads := range [][]*models.Payload{a, b} {
 		for _, p := range payloads {
-			labels := maps.Clone(p.Metadata.Labels)
-			var drop []string
-			if opts.Keys != nil {
-				drop = opts.Keys(p.Metadata.Workload)
+			id := labelsOf{p.Metadata.Workload, reflect.ValueOf(p.Metadata.Labels).UnsafePointer()}
+			entry, ok := entries[id]
+			if !ok {
+				labels := maps.Clone(p.Metadata.Labels)
+				var drop []string
+				if opts.Keys != nil {
+					drop = opts.Keys(p.Metadata.Workload)
+				}
+				for _, k := range drop {
+					delete(labels, k)
+				}
+				name := canonical(labels)
+				if entry, ok = entryIDs[name]; !ok {
+					entry = len(entryNames)
+					entryIDs[name] = entry
+					entryNames = append(entryNames, name)
+				}
+				entryLabels[name] = labels
+				if id.labels != nil {
+					entries[id] = entry
+				}
 			}
-			for _, k := range drop {
-				delete(labels, k)
-			}
-			entry := canonical(labels)
-			entryLabels[entry] = labels
 			for name, v := range p.KPIs {
 				k := key{p.Metadata.Workload, entry, name}
-				s := samples[k]
-				if s == nil {
-					s = &[2][]float64{}
-					samples[k] = s
+				c := cells[k]
+				if c == nil {
+					c = &cell{}
+					cells[k] = c
 				}
-				s[side] = append(s[side], v.Value)
-				meta[k] = v
-				rs := runs[k]
-				if rs == nil {
-					rs = &[2][][]float64{}
-					runs[k] = rs
-				}
+				c.values[side] = append(c.values[side], v.Value)
+				c.meta = v
 				var vs []float64
 				if opts.Samples != nil {
 					vs = opts.Samples(p, name)
 				}
-				rs[side] = append(rs[side], vs)
+				c.runs[side] = append(c.runs[side], vs)
 			}
 		}
 	}
-	var entries []map[string]string
+	var all []map[string]string
 	for _, l := range entryLabels {
-		entries = append(entries, l)
+		all = append(all, l)
 	}
-	vary, fixed := splitLabels(entries)
+	vary, fixed := splitLabels(all)
 	t.Fixed = fixed
 	byKPI := map[[2]string]*KPITable{}
-	keys := slices.Collect(maps.Keys(samples))
+	keys := slices.Collect(maps.Keys(cells))
 	sort.Slice(keys, func(i, j int) bool {
 		x, y := keys[i], keys[j]
 		if x.workload != y.workload {
@@ -176,23 +205,23 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		if x.kpi != y.kpi {
 			return x.kpi < y.kpi
 		}
-		return x.entry < y.entry
+		return entryNames[x.entry] < entryNames[y.entry]
 	})
 	thresholds := benchmath.DefaultThresholds
 	thresholds.CompareAlpha = opts.Alpha
 	for _, k := range keys {
+		c := cells[k]
 		kt := byKPI[[2]string{k.workload, k.kpi}]
 		if kt == nil {
-			m := meta[k]
-			kt = &KPITable{Workload: k.workload, KPI: k.kpi, Unit: m.Unit, LowerBetter: m.LowerBetter}
+			kt = &KPITable{Workload: k.workload, KPI: k.kpi, Unit: c.meta.Unit, LowerBetter: c.meta.LowerBetter}
 			if opts.Definition != nil {
 				kt.def, kt.hasDef = opts.Definition(k.workload, k.kpi)
 			}
 			byKPI[[2]string{k.workload, k.kpi}] = kt
 			t.KPIs = append(t.KPIs, kt)
 		}
-		s, rs := samples[k], runs[k]
-		name := entryName(entryLabels[k.entry], vary, k.workload)
+		s, rs := c.values, c.runs
+		name := entryName(entryLabels[entryNames[k.entry]], vary, k.workload)
 		row := compareHierarchical(name, rs[0], rs[1], s[0], s[1], kt.LowerBetter, opts)
 		if row == nil {
 			row = compareRow(name, s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence)

@@ -236,6 +236,31 @@ func putBenchVerdicts(s lts.Store) error {
 // records (sqlite), compare.Build and the indented JSON (a third); a
 // sampled one's is the hierarchical bootstrap (about half) and decoding
 // the payloads.
+//
+// The sitting after (the machine at a load of 9-21: two busy loops and
+// the real-host benchmark beside it; "before" is main at 045379b, "after"
+// this change, run alternately): the index keeps copies of the verdicts it
+// marks, not every verdict read (the three servers' indexes 158 -> 107 MB
+// after a GC); SQLite's page cache is 8 MiB a connection instead of 64 (each
+// pooled connection filled its own); a comparison's JSON is encoded series
+// by series on both cores; compare.Build makes an entry once per shared
+// labels map and keeps one map of cells, not three. Peak RSS and the CPU
+// of a cold comparison (user + sys of the process, GC included, from runs
+// of 1 and 21 calls: -bench 'Explorer/api-compare-cold$') are what the
+// load leaves comparable; the wall times here are 3-5 times those at a
+// load of 1-2:
+//
+//	                                   before              after
+//	peak RSS after the cold comparisons 640-683 MB         362-388 MB
+//	  and after the sampled ones       712-732 MB          408-431 MB [500]
+//	CPU of a cold comparison           520-533 ms          350-386 ms
+//	api-compare-cold (10x, load 10-15) 560-1009 p95 926-1913  255-1367 p95 333-2461
+//	an index read, this change with    CPU 2.40-2.78 s     CPU 2.16-2.29 s
+//	  a cache of 64 MiB, of 8 MiB
+//	  (-bench 'Explorer/index-read$')  wall 4.4-4.6 s      wall 3.0-3.7 s (load 11)
+//
+// The comparison's p95 target (200 ms) is still to be shown on a quiet
+// machine: at a load of 1-2 the before was 191-256 p95 291-379 ms.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})

@@ -394,11 +394,20 @@ func (s *Server) latestVerdicts(ctx context.Context, byKey map[string]*series, w
 			if sr == nil {
 				continue
 			}
-			if sr.Verdict == nil && sr.MainKPI == v.KPI {
-				sr.Verdict = v
+			latest := sr.Verdict == nil && sr.MainKPI == v.KPI
+			mark := charts.VerdictMark(v.Status) != ""
+			if !latest && !mark {
+				continue
 			}
-			if charts.VerdictMark(v.Status) != "" {
-				sr.marked = append(sr.marked, v)
+			// A copy: a pointer into verdicts would keep every verdict
+			// read (all of them are, most are "ok") as long as the index
+			// (29 MB of BenchmarkExplorer's 49 MB index).
+			kept := new(*v)
+			if latest {
+				sr.Verdict = kept
+			}
+			if mark {
+				sr.marked = append(sr.marked, kept)
 			}
 		}
 	}

@@ -436,8 +436,15 @@
       pending.add(c);
       // Not laid out (in a closed <details>): drawn when it is opened.
       const shown = c.el.getClientRects().length > 0;
-      if (all || typeof IntersectionObserver === "undefined" || (shown && c.el.getBoundingClientRect().top < ahead)) {
+      // Its width read now, in the layout every chart's is read in:
+      // read when it is drawn, after the chart before it changed the
+      // page, each would lay the page out again (a quarter of the time
+      // of drawing the 50 charts of a report). A chart not laid out yet
+      // reads its width when it is drawn.
+      if (shown) {
         c.width = c.el.clientWidth;
+      }
+      if (all || typeof IntersectionObserver === "undefined" || (shown && c.el.getBoundingClientRect().top < ahead)) {
         now.push(c);
         return;
       }
@@ -468,6 +475,8 @@
     }
   }
   window.addEventListener("beforeprint", () => drawAll(true));
+  // The widths read for the charts not drawn yet are the window's before.
+  window.addEventListener("resize", () => pending.forEach((c) => delete c.width));
 
   window.SeshatCharts = { draw: draw, ticks: ticks, fmt: fmt, drawAll: drawAll, normalise: normalise };
   if (document.readyState === "loading") {
