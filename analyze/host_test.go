@@ -9,18 +9,18 @@ import (
 	"github.com/seshat-bench/seshat/analyze"
 )
 
-// hosts are reference builds at these loads, each with CPU share 0.9.
-func hosts(loads ...float64) []analyze.Point {
-	out := make([]analyze.Point, len(loads))
-	for i, l := range loads {
-		out[i] = analyze.Point{Value: 100, HostLoad: l, CPUShare: 0.9}
+// hosts are reference builds with these CPU shares, each at load 1.3.
+func hosts(shares ...float64) []analyze.Point {
+	out := make([]analyze.Point, len(shares))
+	for i, sh := range shares {
+		out[i] = analyze.Point{Value: 100, HostLoad: 1.3, CPUShare: sh}
 	}
 	return out
 }
 
-// TestHostChange: busier or quieter only when both the load moved past
-// the margin and the runs' CPU share past the ratio; unknown when the
-// current point or most reference builds lack either.
+// TestHostChange: busier or quieter when the runs' CPU share moved past
+// the ratio from the reference builds' median, whatever the load says;
+// unknown when the current point or most reference builds lack it.
 func TestHostChange(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()
@@ -31,15 +31,16 @@ func TestHostChange(t *testing.T) {
 		want        int
 		explains    float64
 	}{
-		{"as loaded", 1.4, 0.9, hosts(1.2, 1.5, 1.3), 0, 0},
-		{"busier, a third of the CPU", 2.6, 0.3, hosts(1.2, 1.5, 1.3), 1, 2 * (0.9/0.3 - 1)},
-		{"busier, the CPU share kept (niced load)", 2.6, 0.88, hosts(1.2, 1.5, 1.3), 0, 0},
-		{"less CPU, the load within the margin (the code waits)", 1.8, 0.3, hosts(1.2, 1.5, 1.3), 0, 0},
-		{"quieter, more CPU", 0.5, 1.0, hosts(1.2, 1.5, 1.3), -1, 2 * (1.0/0.9 - 1)},
-		{"current load unknown", nan, 0.3, hosts(1.2, 1.5), 0, 0},
-		{"current share unknown", 3, nan, hosts(1.2, 1.5), 0, 0},
-		{"most reference loads unknown", 3, 0.3, hosts(1.2, nan, nan), 0, 0},
-		{"half the reference loads known", 3, 0.3, hosts(1.2, nan), 1, 2 * (0.9/0.3 - 1)},
+		{"as much CPU", 1.4, 0.88, hosts(0.9, 0.85, 0.95), 0, 0},
+		{"a third of the CPU", 2.6, 0.3, hosts(0.9, 0.85, 0.95), 1, 2 * (0.9/0.3 - 1)},
+		{"less CPU at a lower load (the history's load was niced)", 0.5, 0.45, hosts(0.9, 0.85, 0.95), 1, 2},
+		{"one reference build starved: the median counts", 2.6, 0.45, hosts(0.9, 0.1, 0.95), 1, 2},
+		{"more CPU", 0.5, 1.08, hosts(0.9, 0.85, 0.95), -1, 2 * (1.08/0.9 - 1)},
+		{"load unknown: the share decides", nan, 0.3, hosts(0.9, 0.9), 1, 2 * (0.9/0.3 - 1)},
+		{"current share unknown", 3, nan, hosts(0.9, 0.9), 0, 0},
+		{"current share 0", 3, 0, hosts(0.9, 0.9), 0, 0},
+		{"most reference shares unknown", 3, 0.3, hosts(0.9, 0, 0), 0, 0},
+		{"half the reference shares known", 3, 0.3, hosts(0.9, 0), 1, 2 * (0.9/0.3 - 1)},
 		{"no reference", 3, 0.3, nil, 0, 0},
 	} {
 		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share}, c.ref)
@@ -50,35 +51,36 @@ func TestHostChange(t *testing.T) {
 }
 
 // TestExplainedByHost: a regression on a busier host and an improvement
-// on a quieter one become noisy, the reason naming the loads and shares,
+// on a quieter one become noisy, the reason naming the shares and loads,
 // when the CPU lost or gained explains their size; larger changes, and
 // the changes the host would hide, stand.
 func TestExplainedByHost(t *testing.T) {
 	t.Parallel()
-	ref := hosts(1.2, 1.4, 1.3)
+	ref := hosts(0.9, 0.85, 0.95)
 	for _, c := range []struct {
 		status             analyze.Status
 		current, reference float64
-		load, share        float64
+		share              float64
 		want               analyze.Status
 	}{
-		{analyze.StatusRegression, 250, 100, 2.8, 0.3, analyze.StatusNoisy},       // 150% slower, 3x less CPU: explains up to 400%
-		{analyze.StatusRegression, 700, 100, 2.8, 0.3, analyze.StatusRegression},  // 600% slower: more than the host explains
-		{analyze.StatusImprovement, 80, 100, 0.3, 1.0, analyze.StatusImprovement}, // 25% faster; 11% more CPU explains up to 22%
-		{analyze.StatusImprovement, 95, 100, 0.3, 1.0, analyze.StatusNoisy},
-		{analyze.StatusRegression, 120, 100, 0.3, 1.0, analyze.StatusRegression},
-		{analyze.StatusImprovement, 80, 100, 2.8, 0.3, analyze.StatusImprovement},
-		{analyze.StatusRegression, 120, 100, 1.5, 0.9, analyze.StatusRegression},
-		{analyze.StatusOK, 120, 100, 2.8, 0.3, analyze.StatusOK},
+		{analyze.StatusRegression, 250, 100, 0.3, analyze.StatusNoisy},       // 150% slower, 3x less CPU: explains up to 400%
+		{analyze.StatusRegression, 700, 100, 0.3, analyze.StatusRegression},  // 600% slower: more than the host explains
+		{analyze.StatusImprovement, 80, 100, 1.0, analyze.StatusImprovement}, // 25% faster; 11% more CPU explains up to 22%
+		{analyze.StatusImprovement, 95, 100, 1.0, analyze.StatusNoisy},
+		{analyze.StatusRegression, 120, 100, 1.0, analyze.StatusRegression},
+		{analyze.StatusImprovement, 80, 100, 0.3, analyze.StatusImprovement},
+		{analyze.StatusRegression, 120, 100, 0.88, analyze.StatusRegression},
+		{analyze.StatusOK, 120, 100, 0.3, analyze.StatusOK},
 	} {
 		r := analyze.Result{Status: c.status, Current: c.current, Reference: c.reference, DeltaPercent: 100 * (c.current/c.reference - 1)}
-		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: c.load, CPUShare: c.share}, ref)
+		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: 2.8, CPUShare: c.share}, ref)
 		if r.Status != c.want || changed != (c.want != c.status) {
-			t.Errorf("%s %v against %v at load %v, share %v: status %s (changed %v), want %s", c.status, c.current, c.reference, c.load, c.share, r.Status, changed, c.want)
+			t.Errorf("%s %v against %v, share %v: status %s (changed %v), want %s", c.status, c.current, c.reference, c.share, r.Status, changed, c.want)
 		}
 		if changed && (!strings.HasPrefix(r.Reason, analyze.HostReason) || !strings.Contains(r.Reason, "--baseline") ||
-			!strings.Contains(r.Reason, "0.90") || !strings.Contains(r.Reason, fmt.Sprintf("%+.1f%%", r.DeltaPercent))) {
-			t.Errorf("%s at load %v: reason %q", c.status, c.load, r.Reason)
+			!strings.Contains(r.Reason, "the builds judged against 0.90; load 2.8 at their start, 1.3 in the history") ||
+			!strings.Contains(r.Reason, fmt.Sprintf("%+.1f%%", r.DeltaPercent))) {
+			t.Errorf("%s, share %v: reason %q", c.status, c.share, r.Reason)
 		}
 	}
 }
