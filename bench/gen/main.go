@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 func main() {
@@ -76,7 +76,7 @@ func generate(out string, runs, expes, samples int, seed uint64) error {
 
 func writeRun(dir string, rng *rand.Rand, hwData []byte, backend string, size int, dtype string, repeat, samples int, t0 time.Time) error {
 	settings := fmt.Sprintf("matrix_size: %d\ndtype: %s\nrepetitions: %d\n\"@repeat\": %d\n", size, dtype, samples, repeat)
-	pi := ltstest.MatmulResult(rng, backend, dtype, size, samples, map[string]string{backend: "0.15.1", "go": "go1.26.8"})
+	pi := pitest.MatmulResult(rng, backend, dtype, size, samples, map[string]string{backend: "0.15.1", "go": "go1.26.8"})
 	usage := models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
 		Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}}
 	files := map[string][]byte{

@@ -20,6 +20,7 @@ import (
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // Whole-command tests of `seshat regression`: histories planted in a SQLite
@@ -47,7 +48,7 @@ func (s stack) payloads(t *testing.T, seed uint64) []*models.Payload {
 	for _, vs := range s.kpis {
 		n = len(vs)
 	}
-	ps := ltstest.Payloads(n, ltstest.Options{Samples: 5, Seed: seed})
+	ps := pitest.Payloads(n, ltstest.Options{Samples: 5, Seed: seed})
 	for i, p := range ps {
 		m := &p.Metadata
 		m.Labels["framework_version"] = s.version

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // TestServeRefuses: a malformed address, a missing store or results
@@ -57,7 +58,7 @@ func TestServeCommand(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lts.db")
 	s := ltstest.Open(t, "sqlite:"+path, lts.StoreOptions{})
-	if _, err := s.Put(context.Background(), ltstest.Payloads(6, ltstest.Options{Series: 2, Samples: 5, Seed: 3})); err != nil {
+	if _, err := s.Put(context.Background(), pitest.Payloads(6, ltstest.Options{Series: 2, Samples: 5, Seed: 3})); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
