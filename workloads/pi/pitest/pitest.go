@@ -22,7 +22,7 @@ func Payloads(n int, o ltstest.Options) []*models.Payload {
 	if o.Samples <= 0 {
 		o.Samples = 200
 	}
-	hw := hwinfo()
+	hw := HWInfo("go1.26.0")
 	return ltstest.Generate(n, o, pi.Workload{}, func(r ltstest.Run) *store.Entry {
 		e := entry(r.Rand, r.UUID, &hw, r.Size, o.Samples, r.Start)
 		e.Path = fmt.Sprintf("expe/%06d__matrix_size=%d", r.I, r.Size)
@@ -76,13 +76,16 @@ func entry(rng *rand.Rand, id string, hw *models.HWInfo, size, samples int, t0 t
 	}
 }
 
-func hwinfo() models.HWInfo {
+// HWInfo is the hwinfo.json of the runs Payloads makes and bench/gen
+// writes: a 2-core Xeon VM with its full CPU flag list, running Go
+// goVersion.
+func HWInfo(goVersion string) models.HWInfo {
 	flags := strings.Fields("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology nonstop_tsc cpuid tsc_known_freq pni pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch invpcid_single ssbd ibrs ibpb stibp fsgsbase tsc_adjust bmi1 avx2 smep bmi2 erms invpcid avx512f avx512dq rdseed adx smap clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves arat avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni avx512_bitalg avx512_vpopcntdq rdpid md_clear flush_l1d arch_capabilities")
 	return models.HWInfo{
 		Hostname: "bench-host", Kernel: "6.1.0-18-amd64",
 		OS:          models.OSRelease{ID: "debian", VersionID: "12", PrettyName: "Debian GNU/Linux 12 (bookworm)"},
 		CPU:         models.CPUInfo{Model: "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", Vendor: "GenuineIntel", Flags: flags, Sockets: 1, Cores: 2, Threads: 2},
-		MemoryBytes: 24 << 30, GoVersion: "go1.26.0",
+		MemoryBytes: 24 << 30, GoVersion: goVersion,
 		Versions: map[string]string{"seshat": "v0.1.0", "python": "3.11.2"},
 	}
 }
