@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
@@ -129,7 +128,7 @@ func nightlyStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ps := pitest.Payloads(15, ltstest.Options{Series: 3, Samples: 5, Seed: 23})
+	ps := pitest.Payloads(15, pitest.Options{Series: 3, Samples: 5, Seed: 23})
 	commits := []string{"3f2a9c1e5b0d", "3f2a07d2aa41", "8e41d07c3f99"}
 	for i, p := range ps {
 		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%02d", i/5+1), Commit: commits[i/5]}

@@ -69,17 +69,17 @@ func budgeted(seed uint64, d time.Duration) lts.RetryPolicy {
 
 func toyWorkload() lts.Workload { return workloadtest.Toy{} }
 
-// testWorkloads are the workloads of the test stores: the toy, whose
-// payloads the conformance tests store (ltstest), and pi, whose payloads
-// (pitest: production's size, five KPI documents each) the tests of
-// bulk requests, their faults and their document counts upload.
-func testWorkloads() []lts.Workload { return []lts.Workload{toyWorkload(), pi.Workload{}} }
+// piWorkload is the workload of the test stores but the conformance
+// tests' (the toy's, ltstest): the tests of bulk requests, their faults
+// and their document counts upload pi payloads (pitest: production's
+// size, five KPI documents each).
+func piWorkload() lts.Workload { return pi.Workload{} }
 
 // openOpenSearch opens a store on the test server ts with test defaults.
 func openOpenSearch(t testing.TB, ts *opensearchtest.TestServer, opts lts.StoreOptions) lts.Store {
 	t.Helper()
 	if opts.Workloads == nil {
-		opts.Workloads = testWorkloads()
+		opts.Workloads = []lts.Workload{piWorkload()}
 	}
 	if opts.Retry.Rand == nil {
 		opts.Retry = fastRetries(1)
@@ -92,6 +92,7 @@ func openOpenSearch(t testing.TB, ts *opensearchtest.TestServer, opts lts.StoreO
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	ltstest.Conformance(t, func(t testing.TB, opts lts.StoreOptions) lts.Store {
+		opts.Workloads = []lts.Workload{toyWorkload()}
 		return openOpenSearch(t, opensearchtest.Start(t, opensearchtest.Config{Seed: 1}), opts)
 	})
 }
@@ -606,7 +607,7 @@ func TestOpenSearchRetryNotice(t *testing.T) {
 	opts := lts.StoreOptions{Log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo})), MaxBulkDocs: 10}
 	opts.Retry = fastRetries(14)
 	u := strings.Replace(ts.URL, "http://", "http://ci:s3cr3t-pa55@", 1)
-	s := ltstest.Open(t, u, withWorkloads(opts))
+	s := ltstest.Open(t, u, withPi(opts))
 	if _, err := s.Put(context.Background(), pitest.Payloads(4, ltstest.Options{Seed: 25})); err != nil {
 		t.Fatal(err)
 	}
@@ -633,7 +634,7 @@ func operate(ctx context.Context, s lts.Store, op string) error {
 	return err
 }
 
-func withWorkloads(opts lts.StoreOptions) lts.StoreOptions {
-	opts.Workloads = testWorkloads()
+func withPi(opts lts.StoreOptions) lts.StoreOptions {
+	opts.Workloads = []lts.Workload{piWorkload()}
 	return opts
 }

@@ -9,21 +9,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/lts/payloadgen"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
 	"github.com/seshat-bench/seshat/workloads/pi"
 )
 
-// Payloads returns n valid pi payloads, starting at ltstest.Start in time
-// order: a gonum matmul of the series' matrix_size (ltstest.Sizes), float32
+// Options shape the payloads Payloads makes (payloadgen.Options).
+type Options = payloadgen.Options
+
+// Payloads returns n valid pi payloads, starting at payloadgen.Start in
+// time order: a gonum matmul of the series' matrix_size (payloadgen.Sizes), float32
 // on the cpu, o.Samples samples (200 when 0).
-func Payloads(n int, o ltstest.Options) []*models.Payload {
+func Payloads(n int, o Options) []*models.Payload {
 	if o.Samples <= 0 {
 		o.Samples = 200
 	}
 	hw := HWInfo("go1.26.0")
-	return ltstest.Generate(n, o, pi.Workload{}, func(r ltstest.Run) *store.Entry {
+	return payloadgen.Generate(n, o, pi.Workload{}, func(r payloadgen.Run) *store.Entry {
 		e := entry(r.Rand, r.UUID, &hw, r.Size, o.Samples, r.Start)
 		e.Path = fmt.Sprintf("expe/%06d__matrix_size=%d", r.I, r.Size)
 		return e
@@ -31,7 +34,7 @@ func Payloads(n int, o ltstest.Options) []*models.Payload {
 }
 
 // MatrixSize is the matrix_size label value of series k.
-func MatrixSize(k int) string { return ltstest.SizeLabel(k) }
+func MatrixSize(k int) string { return payloadgen.SizeLabel(k) }
 
 // MatmulResult is a synthetic pi.json of a matmul PI: samples milliseconds
 // scattered 2% around the time of an n×n product at 50 GFLOPS, and the rate,
@@ -98,7 +101,7 @@ func HWInfo(goVersion string) models.HWInfo {
 // started after the history, every 100th with its rate_gflops 10% lower
 // and its elapsed_ms 10% higher (a planted regression).
 func RegressionHistory(n, series, versions int, seed uint64) (history, current []*models.Payload) {
-	history = Payloads(n, ltstest.Options{Series: series, Seed: seed})
+	history = Payloads(n, Options{Series: series, Seed: seed})
 	perVersion := max(1, n/versions)
 	for i, p := range history {
 		v := fmt.Sprintf("v1.%d.0", min(i/perVersion, versions-1))
@@ -106,7 +109,7 @@ func RegressionHistory(n, series, versions int, seed uint64) (history, current [
 		// One CI build per version: a history point is a build.
 		p.Metadata.Build = &models.Build{ID: "ci-" + v}
 	}
-	current = Payloads(series, ltstest.Options{Series: series, Seed: seed + 1})
+	current = Payloads(series, Options{Series: series, Seed: seed + 1})
 	after := history[len(history)-1].Metadata.Start.Add(time.Hour)
 	for i, p := range current {
 		m := &p.Metadata
