@@ -25,6 +25,7 @@ import (
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
 	"github.com/seshat-bench/seshat/workloads/pi"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 var (
@@ -84,7 +85,7 @@ func storeOfBench(b *testing.B) string {
 
 // benchPayloadsFrom makes payloads start..start+n-1 of the store.
 func benchPayloadsFrom(start, n int) []*models.Payload {
-	ps := ltstest.Payloads(n, ltstest.Options{Series: benchSeries, Samples: 5, Seed: uint64(start) + 1})
+	ps := pitest.Payloads(n, ltstest.Options{Series: benchSeries, Samples: 5, Seed: uint64(start) + 1})
 	for k, p := range ps {
 		i := start + k
 		m := &p.Metadata

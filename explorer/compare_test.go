@@ -23,13 +23,14 @@ import (
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
 	"github.com/seshat-bench/seshat/workloads/pi"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // compareFixture: builds base and slow run 3 series 6 times each, slow
 // with 20% less rate_gflops; build lonely runs one other series.
 func compareFixture() []*models.Payload {
 	const series, runs = 3, 6
-	ps := ltstest.Payloads(series*runs*2, ltstest.Options{Series: series, Samples: 10, Seed: 11})
+	ps := pitest.Payloads(series*runs*2, ltstest.Options{Series: series, Samples: 10, Seed: 11})
 	for i, p := range ps {
 		m := &p.Metadata
 		m.Start = ltstest.Start.Add(time.Duration(i) * time.Minute)
@@ -43,7 +44,7 @@ func compareFixture() []*models.Payload {
 		}
 		m.Build = &models.Build{ID: id, Commit: commit + strings.Repeat("0", 33), Ref: "main"}
 	}
-	lonely := ltstest.Payloads(2, ltstest.Options{Series: 1, Samples: 10, Seed: 12})
+	lonely := pitest.Payloads(2, ltstest.Options{Series: 1, Samples: 10, Seed: 12})
 	for i, p := range lonely {
 		m := &p.Metadata
 		m.Start = ltstest.Start.Add(time.Duration(len(ps)+i) * time.Minute)
@@ -237,7 +238,7 @@ func TestCompareAfterIndexRead(t *testing.T) {
 		t.Fatalf("build slow: %d runs a series, want 6", n)
 	}
 	// Two more runs of build slow in every series.
-	more := ltstest.Payloads(6, ltstest.Options{Series: 3, Samples: 10, Seed: 13})
+	more := pitest.Payloads(6, ltstest.Options{Series: 3, Samples: 10, Seed: 13})
 	for i, p := range more {
 		m := &p.Metadata
 		m.Start = ltstest.Start.Add(time.Duration(100+i) * time.Minute)

@@ -25,6 +25,7 @@ import (
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
 	_ "github.com/seshat-bench/seshat/workloads/pi" // registers pi
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -49,7 +50,7 @@ const fixtureSeries = 3
 // (its own build), and one run whose note setting is xss. Everything is
 // seeded: the same payloads, ids and hashes every time.
 func fixture() []*models.Payload {
-	ps := ltstest.Payloads(fixtureSeries*9, ltstest.Options{Series: fixtureSeries, Samples: 10, Seed: 7})
+	ps := pitest.Payloads(fixtureSeries*9, ltstest.Options{Series: fixtureSeries, Samples: 10, Seed: 7})
 	for i, p := range ps {
 		series, n := i%fixtureSeries, i/fixtureSeries
 		m := &p.Metadata

@@ -42,7 +42,8 @@
 // verdicts of regression analyses and their triage, which SQLite,
 // OpenSearch and Memory keep, AsVerdictStore naming a store that does
 // not). Credentials are a
-// Secret, which never prints. Package ltstest makes payloads for the tests
-// and benchmarks and holds the conformance tests every backend runs;
+// Secret, which never prints. Package ltstest makes payloads of the toy
+// workload for the tests and holds the conformance tests every backend
+// runs (the benchmarks upload real pi payloads, workloads/pi/pitest);
 // opensearchtest is the OpenSearch they run against.
 package lts

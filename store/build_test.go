@@ -150,3 +150,49 @@ func TestRunsOfBuildsAreNotDuplicates(t *testing.T) {
 		t.Errorf("warnings %q", m.Warnings)
 	}
 }
+
+// TestBuildAbsentRemembered: a record remembers that build.json was absent
+// with the stamp of the root's directory (written at once, or on the first
+// cached parse when the directory was still changing), so cached parses
+// stop looking for the file; a build.json added later is still read, even
+// with the directory's mtime set back (its ctime cannot be).
+func TestBuildAbsentRemembered(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, merge(run("a", "size: 1\n", "0", nil), run("b", "size: 2\n", "0", map[string]string{"build.json": `{"id": "b"}`})))
+	opts := Options{ResultsDir: dir, Lookup: lookup(newFake())}
+	buildDir := func(name string) *dirStamp {
+		t.Helper()
+		var h cacheHeader
+		if _, err := cacheDec.UnmarshalFirst(readPack(t, dir).Records[name], &h); err != nil {
+			t.Fatal(err)
+		}
+		return h.BuildDir
+	}
+	wantStates(t, mustLoad(t, opts), map[string]string{"a": "parsed", "b": "parsed"})
+	if s := buildDir("a"); s != nil {
+		t.Errorf("a directory written just now remembered as quiet: %+v", s)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	wantStates(t, mustLoad(t, opts), map[string]string{"a": "cached", "b": "cached"})
+	if buildDir("a") == nil {
+		t.Error("a: the cached parse did not remember the directory stamp of an absent build.json")
+	}
+	if s := buildDir("b"); s != nil {
+		t.Errorf("b has a build.json, yet a directory stamp %+v", s)
+	}
+	m := mustLoad(t, opts)
+	wantStates(t, m, map[string]string{"a": "cached", "b": "cached"})
+	if a, b := entry(t, m, "a"), entry(t, m, "b"); a.Build != nil || b.Build == nil || b.Build.ID != "b" {
+		t.Errorf("builds %+v and %+v, want none and b", a.Build, b.Build)
+	}
+	st, err := os.Stat(filepath.Join(dir, "a"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "a", "build.json"), []byte(`{"id": "late"}`), 0o644))
+	must(t, os.Chtimes(filepath.Join(dir, "a"), st.ModTime(), st.ModTime()))
+	m = mustLoad(t, opts)
+	wantStates(t, m, map[string]string{"a": "parsed", "b": "cached"})
+	if got := entry(t, m, "a").Build; got == nil || got.ID != "late" {
+		t.Errorf("a: build %+v after build.json was added, want late", got)
+	}
+}

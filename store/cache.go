@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -15,8 +16,8 @@ import (
 // holds test roots, with a record per root (see pack).
 const CacheFile = ".seshat_cache.cbor"
 
-// cacheFormat changes when a root's record changes shape.
-const cacheFormat = 5
+// cacheFormat changes when a root's record changes shape (6: BuildDir).
+const cacheFormat = 6
 
 // The cache is a CBOR sequence: a cacheHeader, then the parse-once result.
 // CBOR rather than JSON because a cached parse is mostly decoding: binary
@@ -45,6 +46,36 @@ type cacheHeader struct {
 	BuildFile    *FileStamp    `cbor:"11,keyasint,omitempty"`
 	Build        *models.Build `cbor:"12,keyasint,omitempty"`
 	BuildWarning string        `cbor:"13,keyasint,omitempty"`
+	// BuildDir, set when build.json was absent, is the stamp of the root's
+	// directory then, taken more than racyWindow after its last change:
+	// while the directory keeps it, no file was added to it, so build.json
+	// is still absent and a cached parse does not look for it (the stat
+	// that fails is one of eleven system calls per cached run).
+	BuildDir *dirStamp `cbor:"14,keyasint,omitempty"`
+}
+
+// dirStamp is a directory's mtime and ctime: both change when an entry is
+// added, removed or renamed in it.
+type dirStamp struct {
+	_     struct{} `cbor:",toarray"`
+	Mtime int64
+	Ctime int64
+}
+
+// quietDirStamp is the stamp of a directory stated before now, or nil when
+// it changed within racyWindow of now: timestamps come from a coarse clock,
+// so a change made just after could carry the same stamp.
+func quietDirStamp(st fileStat, now time.Time) *dirStamp {
+	limit := now.Add(-racyWindow).UnixNano()
+	if st.mtime >= limit || st.ctime >= limit {
+		return nil
+	}
+	return &dirStamp{Mtime: st.mtime, Ctime: st.ctime}
+}
+
+// holds reports whether the directory stated as st still has the stamp.
+func (s *dirStamp) holds(st fileStat) bool {
+	return s != nil && s.Mtime == st.mtime && s.Ctime == st.ctime
 }
 
 // rootCache is one root's cache file as read at the start of its load, and
@@ -63,6 +94,7 @@ type rootCache struct {
 	buildStamp   *FileStamp
 	build        *models.Build
 	buildWarning string
+	buildDir     *dirStamp
 	buildRead    bool
 }
 
@@ -174,7 +206,7 @@ func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, 
 		Format: cacheFormat, Workload: key.workload, ParserVersion: key.parserVersion,
 		Settings: key.settings, ExitCode: key.exitCode, Deps: deps, Warnings: warnings,
 		SettingsFile: rc.settingsStamp, SettingsValues: rc.settingsValues, ExitCodeFile: rc.exitCodeStamp,
-		BuildFile: rc.buildStamp, Build: rc.build, BuildWarning: rc.buildWarning,
+		BuildFile: rc.buildStamp, Build: rc.build, BuildWarning: rc.buildWarning, BuildDir: rc.buildDir,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", CacheFile, err)
@@ -185,6 +217,22 @@ func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, 
 	}
 	p.put(name, append(head, body...))
 	return nil
+}
+
+// restamp rewrites a still valid record whose header lacks the directory
+// stamp this load found for an absent build.json (a record written while
+// the directory was changing), so that later cached parses skip the stat.
+func (rc *rootCache) restamp(p *pack, name string) {
+	if rc.buildDir == nil || rc.header.BuildDir != nil || !rc.present {
+		return
+	}
+	h := rc.header
+	h.BuildDir = rc.buildDir
+	head, err := cacheEnc.Marshal(h)
+	if err != nil {
+		return // the record stays as it was, still valid
+	}
+	p.put(name, append(head, rc.body...))
 }
 
 // stampOf records a file's size and mtime under its root-relative name.

@@ -29,8 +29,9 @@ type Root struct {
 	// Warnings found while discovering this root (settings.yml used...).
 	Warnings []string
 
-	pack *pack  // the parse cache holding this root's record (Load only)
-	key  string // the root's name in pack
+	dirStat fileStat // the directory as opened by the walk (Load only)
+	pack    *pack    // the parse cache holding this root's record (Load only)
+	key     string   // the root's name in pack
 }
 
 // Discover finds the test roots under resultsDir, sorted by path. Problems
@@ -272,7 +273,7 @@ func (w *walker) walk(t walkTask) {
 		}
 	}
 	if l.YAML || l.YML {
-		r := Root{Dir: t.dir, Path: t.rel}
+		r := Root{Dir: t.dir, Path: t.rel, dirStat: st}
 		name := "settings.yaml"
 		switch {
 		case l.YAML && l.YML:

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
@@ -210,7 +211,7 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	if ctx.Err() != nil {
 		return e
 	}
-	e.Build = l.readBuild(e, d, rc)
+	e.Build = l.readBuild(e, d, r.dirStat, rc)
 	l.parse(e, r, d, p, rc)
 	return e
 }
@@ -218,12 +219,25 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 // readBuild reads the root's build.json (DESIGN §4), or takes what it gave
 // from the cache while its stamp holds. A missing file is an older run,
 // nothing to report; a broken one is a warning naming it, and no build.
-func (l *loader) readBuild(e *Entry, d *dir, rc *rootCache) *models.Build {
-	if s := rc.header.BuildFile; s != nil && stillValid(d, []FileStamp{*s}) {
-		rc.buildStamp, rc.build, rc.buildWarning = s, rc.header.Build, rc.header.BuildWarning
-	} else {
+// dirSt is the root directory as opened for this load.
+func (l *loader) readBuild(e *Entry, d *dir, dirSt fileStat, rc *rootCache) *models.Build {
+	h := &rc.header
+	switch s := h.BuildFile; {
+	case s != nil && s.Absent && h.BuildDir.holds(dirSt):
+		// No file added to the directory since build.json was absent.
+		rc.buildStamp, rc.buildDir = s, h.BuildDir
+	case s != nil && stillValid(d, []FileStamp{*s}):
+		rc.buildStamp, rc.build, rc.buildWarning = s, h.Build, h.BuildWarning
+		if s.Absent {
+			rc.buildDir = quietDirStamp(dirSt, time.Now())
+		}
+	default:
+		now := time.Now()
 		rc.buildRead = true
 		rc.build, rc.buildWarning, rc.buildStamp = readBuildFile(d)
+		if rc.buildStamp != nil && rc.buildStamp.Absent {
+			rc.buildDir = quietDirStamp(dirSt, now)
+		}
 	}
 	if rc.buildWarning != "" {
 		e.Warnings = append(e.Warnings, rc.buildWarning)
@@ -350,6 +364,9 @@ func (l *loader) parse(e *Entry, r Root, d *dir, p Parser, rc *rootCache) {
 		if ok {
 			result, cached = res, true
 			e.Warnings = append(e.Warnings, warnings...)
+			if r.pack != nil {
+				rc.restamp(r.pack, r.key)
+			}
 		}
 	}
 	if !cached {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 func main() {
@@ -38,7 +38,7 @@ var sizes = []int{64, 128, 256, 512, 1024, 2048, 4096}
 
 func generate(out string, runs, expes, samples int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	hw := hwinfo()
+	hw := pitest.HWInfo("go1.26.8")
 	hwData, err := json.MarshalIndent(hw, "", "  ")
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func generate(out string, runs, expes, samples int, seed uint64) error {
 
 func writeRun(dir string, rng *rand.Rand, hwData []byte, backend string, size int, dtype string, repeat, samples int, t0 time.Time) error {
 	settings := fmt.Sprintf("matrix_size: %d\ndtype: %s\nrepetitions: %d\n\"@repeat\": %d\n", size, dtype, samples, repeat)
-	pi := ltstest.MatmulResult(rng, backend, dtype, size, samples, map[string]string{backend: "0.15.1", "go": "go1.26.8"})
+	pi := pitest.MatmulResult(rng, backend, dtype, size, samples, map[string]string{backend: "0.15.1", "go": "go1.26.8"})
 	usage := models.Usage{Start: t0, End: t0.Add(2 * time.Second), WallSeconds: 2,
 		Rusage: models.Rusage{UtimeSeconds: 1.9, StimeSeconds: 0.05, MaxRSSBytes: 64 << 20, Minflt: 12000, Nvcsw: 40, Nivcsw: 12}}
 	files := map[string][]byte{
@@ -109,15 +109,4 @@ func (r rngReader) Read(p []byte) (int, error) {
 		p[i] = byte(r.r.Uint32())
 	}
 	return len(p), nil
-}
-
-func hwinfo() models.HWInfo {
-	flags := strings.Fields("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology nonstop_tsc cpuid tsc_known_freq pni pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch invpcid_single ssbd ibrs ibpb stibp fsgsbase tsc_adjust bmi1 avx2 smep bmi2 erms invpcid avx512f avx512dq rdseed adx smap clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves arat avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni avx512_bitalg avx512_vpopcntdq rdpid md_clear flush_l1d arch_capabilities")
-	return models.HWInfo{
-		Hostname: "bench-host", Kernel: "6.1.0-18-amd64",
-		OS:          models.OSRelease{ID: "debian", VersionID: "12", PrettyName: "Debian GNU/Linux 12 (bookworm)"},
-		CPU:         models.CPUInfo{Model: "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz", Vendor: "GenuineIntel", Flags: flags, Sockets: 1, Cores: 2, Threads: 2},
-		MemoryBytes: 24 << 30, GoVersion: "go1.26.8",
-		Versions: map[string]string{"seshat": "v0.1.0", "python": "3.11.2"},
-	}
 }

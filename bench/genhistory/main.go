@@ -13,8 +13,8 @@ import (
 	"os"
 
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	_ "github.com/seshat-bench/seshat/lts/sqlite" // the sqlite: store
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func main() {
 }
 
 func generate(n, series, versions int, storePath, current string, seed uint64) error {
-	history, now := ltstest.RegressionHistory(n, series, versions, seed)
+	history, now := pitest.RegressionHistory(n, series, versions, seed)
 	f, err := os.Create(current)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func TestRegressionConfirmAutoDecides(t *testing.T) {
 	t.Parallel()
 	h := newFakeHost(t)
 	bench := h.benchmark(t, 0.01)
-	h.history(t, bench)
+	h.stableHistory(t)
 	auto := func(results, report string) result {
 		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
 			"--report-dir", filepath.Join(h.dir, report), "--confirm", "auto", "--benchmark", bench, "--kpi-filter", "rate_gflops")
@@ -188,7 +188,7 @@ func (h *fakeHost) hangingNight(t *testing.T) (bench, hang, started, night strin
 	h.write(t, bench, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n"+
 		"    command: [sh, -c, 'if [ -f \"$0\" ]; then touch \"$1\"; sleep 60; fi; exec sh \"$2\" \"$3\" \"$4\" 0.01', %q, %q, %q, %q, %q]\n",
 		hang, started, script, h.speed, h.slow))
-	h.history(t, bench)
+	h.stableHistory(t)
 	h.slowPhase(t, 5)
 	night = h.night(t, bench, "night4", false)
 	analyse = func(report string) result {

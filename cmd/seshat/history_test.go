@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // historyRuns returns the runs the history table lists, by the short
@@ -128,7 +128,7 @@ func nightlyStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ps := ltstest.Payloads(15, ltstest.Options{Series: 3, Samples: 5, Seed: 23})
+	ps := pitest.Payloads(15, pitest.Options{Series: 3, Samples: 5, Seed: 23})
 	commits := []string{"3f2a9c1e5b0d", "3f2a07d2aa41", "8e41d07c3f99"}
 	for i, p := range ps {
 		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%02d", i/5+1), Commit: commits[i/5]}
@@ -164,7 +164,7 @@ func TestHistoryBuilds(t *testing.T) {
 		{"build=nightly-01:nightly-03", 10, []string{"nightly-01 3f2a9c1", "nightly-03 8e41d07"}},
 		{"commit=3f2a", 10, []string{"nightly-01 3f2a9c1", "nightly-02 3f2a07d"}},
 		{"commit=8e41d07c3f99", 5, []string{"nightly-03 8e41d07"}},
-		{"commit=3f2a,build=nightly-02,matrix_size=" + ltstest.MatrixSize(1), 1, []string{"nightly-02 3f2a07d"}},
+		{"commit=3f2a,build=nightly-02,matrix_size=" + pitest.MatrixSize(1), 1, []string{"nightly-02 3f2a07d"}},
 	} {
 		r := runSeshat(t, nil, "history", "--store", st, "--filters", tt.filters)
 		if r.code != 0 {

@@ -17,9 +17,9 @@ import (
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // Whole-command tests of `seshat regression`: histories planted in a SQLite
@@ -31,7 +31,7 @@ var day0 = time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
 
 // stack is the runs of one comparison value (a framework version) of one
 // series (a matrix size), a minute apart from at, with the given values of
-// some KPIs (one per run); the other KPIs keep ltstest's values.
+// some KPIs (one per run); the other KPIs keep pitest's values.
 type stack struct {
 	version string
 	size    string
@@ -39,7 +39,7 @@ type stack struct {
 	kpis    map[string][]float64
 }
 
-// payloads makes the stack's runs: real pi payloads (ltstest), relabelled
+// payloads makes the stack's runs: real pi payloads (pitest), relabelled
 // and re-timed. seed makes their test_uuids.
 func (s stack) payloads(t *testing.T, seed uint64) []*models.Payload {
 	t.Helper()
@@ -47,7 +47,7 @@ func (s stack) payloads(t *testing.T, seed uint64) []*models.Payload {
 	for _, vs := range s.kpis {
 		n = len(vs)
 	}
-	ps := ltstest.Payloads(n, ltstest.Options{Samples: 5, Seed: seed})
+	ps := pitest.Payloads(n, pitest.Options{Samples: 5, Seed: seed})
 	for i, p := range ps {
 		m := &p.Metadata
 		m.Labels["framework_version"] = s.version

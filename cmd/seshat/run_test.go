@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if demoDir != "" {
 		_ = os.RemoveAll(demoDir)
 	}
+	if stable.dir != "" {
+		_ = os.RemoveAll(stable.dir)
+	}
 	stopSlurm()
 	browsertest.Shutdown()
 	os.Exit(code)

@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // TestServeRefuses: a malformed address, a missing store or results
@@ -56,8 +55,8 @@ var servingURL = regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
 func TestServeCommand(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lts.db")
-	s := ltstest.Open(t, "sqlite:"+path, lts.StoreOptions{})
-	if _, err := s.Put(context.Background(), ltstest.Payloads(6, ltstest.Options{Series: 2, Samples: 5, Seed: 3})); err != nil {
+	s := openStore(t, "sqlite:"+path)
+	if _, err := s.Put(context.Background(), pitest.Payloads(6, pitest.Options{Series: 2, Samples: 5, Seed: 3})); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,7 +14,6 @@ import (
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/workloads"
 )
 
@@ -29,7 +28,7 @@ func TestRegressionHonoursTriage(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "stored") {
 		t.Fatalf("first analysis: exit %d (want 2)\n%s", r.code, r.stderr)
 	}
-	s := ltstest.Open(t, url, lts.StoreOptions{})
+	s := openStore(t, url)
 	vs, err := lts.AsVerdictStore(s)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +76,7 @@ func TestTriageInChromium(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("first analysis: exit %d (want 2)\n%s", r.code, r.stderr)
 	}
-	h, err := explorer.New(explorer.Options{Store: ltstest.Open(t, url, lts.StoreOptions{}), Workloads: explorer.Registered(workloads.Builtin()), AllowTriage: true})
+	h, err := explorer.New(explorer.Options{Store: openStore(t, url), Workloads: explorer.Registered(workloads.Builtin()), AllowTriage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +107,17 @@ func TestTriageInChromium(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "acknowledged in triage: new BLAS kernels") {
 		t.Fatalf("after triage in the page: exit %d (want 0)\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// openStore opens the store at url for a test, which closes it. (Not
+// ltstest.Open: importing ltstest registers its toy workload, which would
+// change what this binary's seshat knows.)
+func openStore(t *testing.T, url string) lts.Store {
+	t.Helper()
+	s, err := lts.Open(context.Background(), url, lts.StoreOptions{})
+	if err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }

@@ -12,16 +12,22 @@ import (
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearch"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
+	"github.com/seshat-bench/seshat/workloads/pi"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
+
+// The benchmarks upload real pi payloads (pitest), the size of
+// production's, five KPI documents each.
+var benchWorkloads = []lts.Workload{pi.Workload{}}
 
 // BenchmarkOpenSearchPut uploads 2,000 payloads (12,000 documents with
 // their KPI documents) to the in-process test server and reports the
 // documents per request (issue 5: at least 500, asserted by
 // TestOpenSearchRequestsPerDocument).
 func BenchmarkOpenSearchPut(b *testing.B) {
-	ps := ltstest.Payloads(2000, ltstest.Options{Series: 28, Seed: 3})
+	ps := pitest.Payloads(2000, ltstest.Options{Series: 28, Seed: 3})
 	ts := opensearchtest.Start(b, opensearchtest.Config{Seed: 1})
-	s := openOpenSearch(b, ts, lts.StoreOptions{})
+	s := openOpenSearch(b, ts, lts.StoreOptions{Workloads: benchWorkloads})
 	var stats lts.PutStats
 	for b.Loop() {
 		var err error
@@ -52,11 +58,11 @@ func BenchmarkOpenSearchPutSlowRefusals(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("docs=%d/bulk=%s/budget=%s/scale=1:%d", bc.payloads*6, bc.bulk, bc.budget, bc.scale), func(b *testing.B) {
 			scaled := func(d time.Duration) time.Duration { return d / time.Duration(bc.scale) }
-			ps := ltstest.Payloads(bc.payloads, ltstest.Options{Series: 28, Seed: 4})
+			ps := pitest.Payloads(bc.payloads, ltstest.Options{Series: 28, Seed: 4})
 			ts := opensearchtest.Start(b, opensearchtest.Config{Seed: 22})
 			ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{
 				Delay: scaled(bc.bulk), Items: &opensearchtest.ItemFault{Probability: 0.001}}})
-			opts := lts.StoreOptions{Retry: lts.RetryPolicy{Initial: scaled(lts.DefaultRetryInitial), Max: scaled(lts.DefaultRetryMax),
+			opts := lts.StoreOptions{Workloads: benchWorkloads, Retry: lts.RetryPolicy{Initial: scaled(lts.DefaultRetryInitial), Max: scaled(lts.DefaultRetryMax),
 				Timeout: scaled(bc.budget), Rand: rand.New(rand.NewPCG(22, 22))}}
 			s := openOpenSearch(b, ts, opts)
 			var n, stored, lost, retried int

@@ -12,6 +12,7 @@ import (
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearch"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // TestOpenSearchSlowPartialBulks: a slow bulk request that stores all but
@@ -28,7 +29,7 @@ func TestOpenSearchSlowPartialBulks(t *testing.T) {
 		Items: &opensearchtest.ItemFault{Match: func(it opensearchtest.BulkItem) bool { return it.Position == 5 }},
 	}})
 	s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 12, Retry: budgeted(15, 200*time.Millisecond)})
-	ps := ltstest.Payloads(10, ltstest.Options{Seed: 26})
+	ps := pitest.Payloads(10, ltstest.Options{Seed: 26})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatalf("five slow bulks with one refused document each, a budget of four bulks: %v", err)
@@ -73,7 +74,7 @@ func TestOpenSearchAnswerThenSilence(t *testing.T) {
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 3, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: time.Hour}})
 	s := openOpenSearch(t, ts, lts.StoreOptions{Retry: budgeted(19, 500*time.Millisecond)})
-	_, err := s.Put(context.Background(), ltstest.Payloads(2, ltstest.Options{Seed: 30}))
+	_, err := s.Put(context.Background(), pitest.Payloads(2, ltstest.Options{Seed: 30}))
 	for _, want := range []string{"bulk: ", "no answer in the ", " left of the retry budget", "gave up after",
 		"the last answer: bulk: HTTP 503: cluster_block_exception"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -90,7 +91,7 @@ func TestOpenSearchRequestTooLarge(t *testing.T) {
 	const limit = 64 << 10
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 17, MaxContentLength: limit})
 	s := openOpenSearch(t, ts, lts.StoreOptions{})
-	ps := ltstest.Payloads(100, ltstest.Options{Series: 2, Seed: 28}) // about 700 KiB
+	ps := pitest.Payloads(100, ltstest.Options{Series: 2, Seed: 28}) // about 700 KiB
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestOpenSearchDocumentTooLarge(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 18, MaxContentLength: 4 << 10}) // payloads are ~6 KiB, KPI documents and templates less
 	s := openOpenSearch(t, ts, lts.StoreOptions{})
-	ps := ltstest.Payloads(4, ltstest.Options{Seed: 29})
+	ps := pitest.Payloads(4, ltstest.Options{Seed: 29})
 	stats, err := s.Put(context.Background(), ps)
 	var ue *opensearch.UploadError
 	if !errors.As(err, &ue) || ue.Failed != 4 || ue.Total != 24 {

@@ -30,7 +30,7 @@ func TestOpenSearchIntegration(t *testing.T) {
 	prefix := fmt.Sprintf("seshat-it-%d-", time.Now().UnixNano())
 	opts := lts.StoreOptions{
 		Index:      lts.IndexNames{Prefix: prefix},
-		Workloads:  []lts.Workload{piWorkload()},
+		Workloads:  []lts.Workload{toyWorkload()},
 		Username:   os.Getenv("SESHAT_OPENSEARCH_USERNAME"),
 		Password:   lts.Secret(os.Getenv("SESHAT_OPENSEARCH_PASSWORD")),
 		CACertFile: os.Getenv("SESHAT_TEST_OPENSEARCH_CA_CERT"),
@@ -58,7 +58,7 @@ func TestOpenSearchIntegration(t *testing.T) {
 	if n, err := s.Count(ctx, lts.Query{}); err != nil || n != 300 {
 		t.Errorf("Count = %d, %v; want 300 after two uploads", n, err)
 	}
-	q := lts.Query{Labels: models.Filter{"matrix_size": {ltstest.MatrixSize(1)}}, Since: ps[30].Metadata.Start}
+	q := lts.Query{Labels: models.Filter{"size": {ltstest.SizeLabel(1)}}, Since: ps[30].Metadata.Start}
 	got := ltstest.Collect(t, s, q)
 	ltstest.CheckOrdered(t, got)
 	want := 0

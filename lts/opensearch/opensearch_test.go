@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/seshat-bench/seshat/internal/redact"
+	"github.com/seshat-bench/seshat/internal/workloadtest"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/lts/opensearch"
 	"github.com/seshat-bench/seshat/lts/opensearchtest"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads/pi"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // checkAllStoredOnce fails unless the server holds exactly the payloads ps
@@ -65,6 +67,12 @@ func budgeted(seed uint64, d time.Duration) lts.RetryPolicy {
 	return r
 }
 
+func toyWorkload() lts.Workload { return workloadtest.Toy{} }
+
+// piWorkload is the workload of the test stores but the conformance
+// tests' (the toy's, ltstest): the tests of bulk requests, their faults
+// and their document counts upload pi payloads (pitest: production's
+// size, five KPI documents each).
 func piWorkload() lts.Workload { return pi.Workload{} }
 
 // openOpenSearch opens a store on the test server ts with test defaults.
@@ -84,6 +92,7 @@ func openOpenSearch(t testing.TB, ts *opensearchtest.TestServer, opts lts.StoreO
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	ltstest.Conformance(t, func(t testing.TB, opts lts.StoreOptions) lts.Store {
+		opts.Workloads = []lts.Workload{toyWorkload()}
 		return openOpenSearch(t, opensearchtest.Start(t, opensearchtest.Config{Seed: 1}), opts)
 	})
 }
@@ -124,7 +133,7 @@ func TestOpenSearchIndicesAndTemplates(t *testing.T) {
 	before, _ := ts.Template("ci-perf-k")
 
 	s := openOpenSearch(t, ts, lts.StoreOptions{Index: names})
-	ps := ltstest.Payloads(12, ltstest.Options{Series: 2, Seed: 11})
+	ps := pitest.Payloads(12, ltstest.Options{Series: 2, Seed: 11})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +173,7 @@ func TestOpenSearch429Storm(t *testing.T) {
 	storm := ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 6,
 		Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
 	s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 100})
-	ps := ltstest.Payloads(50, ltstest.Options{Series: 3, Seed: 12})
+	ps := pitest.Payloads(50, ltstest.Options{Series: 3, Seed: 12})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +196,7 @@ func TestOpenSearchPartialBulkFailure(t *testing.T) {
 			partial := ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 4,
 				Fault: opensearchtest.Fault{Items: &opensearchtest.ItemFault{Status: status, Probability: 0.3}}})
 			s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 200})
-			ps := ltstest.Payloads(100, ltstest.Options{Series: 4, Seed: 13})
+			ps := pitest.Payloads(100, ltstest.Options{Series: 4, Seed: 13})
 			stats, err := s.Put(context.Background(), ps)
 			if err != nil {
 				t.Fatal(err)
@@ -229,7 +238,7 @@ func TestOpenSearchLostResponses(t *testing.T) {
 			ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 4})
 			in := ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Times: 2, Fault: tt.fault})
 			s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 50, RequestTimeout: 300 * time.Millisecond})
-			ps := ltstest.Payloads(30, ltstest.Options{Series: 2, Seed: 14})
+			ps := pitest.Payloads(30, ltstest.Options{Series: 2, Seed: 14})
 			stats, err := s.Put(context.Background(), ps)
 			if err != nil {
 				t.Fatal(err)
@@ -250,7 +259,7 @@ func TestOpenSearchRetryBudget(t *testing.T) {
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Skip: 2, Times: 1, Fault: opensearchtest.Fault{Status: http.StatusTooManyRequests}})
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointBulk, Fault: opensearchtest.Fault{Delay: 100 * time.Millisecond}})
 	s := openOpenSearch(t, ts, lts.StoreOptions{MaxBulkDocs: 12, Retry: budgeted(12, 300*time.Millisecond)})
-	ps := ltstest.Payloads(10, ltstest.Options{Seed: 22})
+	ps := pitest.Payloads(10, ltstest.Options{Seed: 22})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatalf("five slow batches (500 ms) and one 429 with a 300 ms budget: %v", err)
@@ -266,7 +275,7 @@ func TestOpenSearchRetryBudget(t *testing.T) {
 // documents not stored and saying why; the others are stored.
 func TestOpenSearchFinalFailures(t *testing.T) {
 	t.Parallel()
-	ps := ltstest.Payloads(10, ltstest.Options{Seed: 15})
+	ps := pitest.Payloads(10, ltstest.Options{Seed: 15})
 	t.Run("refused item", func(t *testing.T) {
 		t.Parallel()
 		ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 5})
@@ -330,7 +339,7 @@ func TestOpenSearchRequestsPerDocument(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 7})
 	s := openOpenSearch(t, ts, lts.StoreOptions{})
-	ps := ltstest.Payloads(2000, ltstest.Options{Series: 10, Seed: 16})
+	ps := pitest.Payloads(2000, ltstest.Options{Series: 10, Seed: 16})
 	stats, err := s.Put(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +379,7 @@ func TestOpenSearchRequestsPerDocument(t *testing.T) {
 func TestOpenSearchTLS(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.StartTLS(t, opensearchtest.Config{Seed: 8})
-	ps := ltstest.Payloads(3, ltstest.Options{Seed: 17})
+	ps := pitest.Payloads(3, ltstest.Options{Seed: 17})
 
 	s := openOpenSearch(t, ts, lts.StoreOptions{})
 	start := time.Now()
@@ -403,7 +412,7 @@ func TestOpenSearchTLS(t *testing.T) {
 func TestOpenSearchBasicAuth(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 9, Username: "ci", Password: "s3cr3t-pa55"})
-	ps := ltstest.Payloads(3, ltstest.Options{Seed: 18})
+	ps := pitest.Payloads(3, ltstest.Options{Seed: 18})
 	s := openOpenSearch(t, ts, lts.StoreOptions{Username: "ci", Password: "wrong-pa55"})
 	_, err := s.Put(context.Background(), ps)
 	if err == nil || !strings.Contains(err.Error(), "HTTP 401") || !strings.Contains(err.Error(), "SESHAT_OPENSEARCH_USERNAME") {
@@ -451,7 +460,7 @@ func TestOpenSearchQueryRetries(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 11})
 	s := openOpenSearch(t, ts, lts.StoreOptions{PageSize: 7})
-	ps := ltstest.Payloads(40, ltstest.Options{Series: 2, TieEvery: 4, Seed: 19})
+	ps := pitest.Payloads(40, ltstest.Options{Series: 2, TieEvery: 4, Seed: 19})
 	if _, err := s.Put(context.Background(), ps); err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +494,7 @@ func TestOpenSearchReuploadRemovesStaleKPIs(t *testing.T) {
 				}
 			}
 			s := openOpenSearch(t, ts, lts.StoreOptions{Index: names})
-			ps := ltstest.Payloads(30, ltstest.Options{Series: 2, Seed: 5})
+			ps := pitest.Payloads(30, ltstest.Options{Series: 2, Seed: 5})
 			stats, err := s.Put(context.Background(), ps)
 			if err != nil || stats.StaleKPIDocuments != 0 {
 				t.Fatalf("first upload: %+v, %v", stats, err)
@@ -527,12 +536,12 @@ func TestOpenSearchStaleKPISearchFails(t *testing.T) {
 	t.Parallel()
 	ts := opensearchtest.Start(t, opensearchtest.Config{Seed: 13})
 	s := openOpenSearch(t, ts, lts.StoreOptions{Retry: budgeted(13, 500*time.Millisecond)})
-	ps := ltstest.Payloads(6, ltstest.Options{Seed: 23})
+	ps := pitest.Payloads(6, ltstest.Options{Seed: 23})
 	if _, err := s.Put(context.Background(), ps); err != nil {
 		t.Fatal(err)
 	}
 	ts.Inject(opensearchtest.Rule{Endpoint: opensearchtest.EndpointSearch, Fault: opensearchtest.Fault{Status: http.StatusServiceUnavailable}})
-	again := ltstest.Payloads(8, ltstest.Options{Seed: 23}) // the same 6 runs and 2 new ones
+	again := pitest.Payloads(8, ltstest.Options{Seed: 23}) // the same 6 runs and 2 new ones
 	stats, err := s.Put(context.Background(), again)
 	if err == nil {
 		t.Fatal("a failed search for stale KPI documents is not reported")
@@ -599,7 +608,7 @@ func TestOpenSearchRetryNotice(t *testing.T) {
 	opts.Retry = fastRetries(14)
 	u := strings.Replace(ts.URL, "http://", "http://ci:s3cr3t-pa55@", 1)
 	s := ltstest.Open(t, u, withPi(opts))
-	if _, err := s.Put(context.Background(), ltstest.Payloads(4, ltstest.Options{Seed: 25})); err != nil {
+	if _, err := s.Put(context.Background(), pitest.Payloads(4, ltstest.Options{Seed: 25})); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.Count(context.Background(), lts.Query{}); err != nil || n != 4 {
@@ -618,7 +627,7 @@ func TestOpenSearchRetryNotice(t *testing.T) {
 // two kinds of operation a retry budget bounds.
 func operate(ctx context.Context, s lts.Store, op string) error {
 	if op == "upload" {
-		_, err := s.Put(ctx, ltstest.Payloads(2, ltstest.Options{Seed: 24}))
+		_, err := s.Put(ctx, pitest.Payloads(2, ltstest.Options{Seed: 24}))
 		return err
 	}
 	_, err := s.Count(ctx, lts.Query{})

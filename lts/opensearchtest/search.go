@@ -442,7 +442,7 @@ func (ts *TestServer) search(rq *request) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	// The matches in order, found once for the pages of one query: a
-	// store pages through 25,000 documents in 25 searches.
+	// store pages through 25,000 documents in 25 searches of 1,000.
 	key := rq.target + "\x00" + string(body.Query) + "\x00" + string(body.Sort)
 	sorted := ts.sorted[key]
 	if sorted == nil {

@@ -11,13 +11,14 @@ import (
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 // BenchmarkSQLitePut stores 10,000 pi payloads shaped like bench/gen's
 // (200 samples each) into a new SQLite store, in one upload. The target of
 // issue 5 is 2 s per upload (ns/op).
 func BenchmarkSQLitePut(b *testing.B) {
-	ps := ltstest.Payloads(10000, ltstest.Options{Series: 28, Seed: 1})
+	ps := pitest.Payloads(10000, ltstest.Options{Series: 28, Seed: 1})
 	dir := b.TempDir()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -49,7 +50,7 @@ var bigStores = map[int]*bigStore{100: {}, 1000: {}}
 func storeOf100k(b *testing.B, series int) (string, []*models.Payload) {
 	st := bigStores[series]
 	st.once.Do(func() {
-		st.ps = ltstest.Payloads(100000, ltstest.Options{Series: series, Seed: 2})
+		st.ps = pitest.Payloads(100000, ltstest.Options{Series: series, Seed: 2})
 		dir := os.Getenv("SESHAT_BENCH_DIR")
 		if dir == "" {
 			if dir, st.err = os.MkdirTemp("", "seshat-bench-"); st.err != nil {

@@ -38,18 +38,18 @@ func Example() {
 		}
 		fmt.Printf("stored %d: %d new, %d replaced\n", stats.Payloads, stats.Created, stats.Replaced)
 	}
-	q := lts.Query{Labels: models.Filter{"matrix_size": {"128"}}}
+	q := lts.Query{Labels: models.Filter{"size": {"128"}}}
 	for p, err := range s.Payloads(ctx, q) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(p.Metadata.Start.Format("15:04"), p.Metadata.Labels["matrix_size"], p.KPIs["rate_gflops"].Unit)
+		fmt.Println(p.Metadata.Start.Format("15:04"), p.Metadata.Labels["size"], p.KPIs["elapsed_ms"].Unit)
 	}
 	// Output:
 	// stored 6: 6 new, 0 replaced
 	// stored 6: 0 new, 6 replaced
-	// 00:01 128 GFLOPS
-	// 00:03 128 GFLOPS
-	// 00:05 128 GFLOPS
+	// 00:01 128 ms
+	// 00:03 128 ms
+	// 00:05 128 ms
 }

@@ -62,7 +62,7 @@ func TestMigrationFillsRecords(t *testing.T) {
 		t.Run(fmt.Sprint("schema ", version), func(t *testing.T) {
 			t.Parallel()
 			ps := ltstest.Payloads(4, ltstest.Options{Samples: 5, Seed: 12})
-			delete(ps[2].KPIs, "cpu_seconds")
+			delete(ps[2].KPIs, "wall_seconds")
 			failed := 2
 			ps[1].KPIs = map[string]models.KPIValue{} // a failed run
 			ps[1].Metadata.ExitCode = &failed
@@ -73,9 +73,9 @@ func TestMigrationFillsRecords(t *testing.T) {
 			}
 			ps[3].Metadata.HostStart = &models.HostState{Governor: "performance"} // no load
 			ps[3].Metadata.CPUShare = 0.75
-			k := ps[0].KPIs["rate_gflops"]
-			k.Help = `GFLOPS <from> "the" median & more`
-			ps[0].KPIs["rate_gflops"] = k
+			k := ps[0].KPIs["elapsed_ms"]
+			k.Help = `ms <from> "the" median & more`
+			ps[0].KPIs["elapsed_ms"] = k
 			s := openSQLite(t, oldStore(t, version, ps), lts.StoreOptions{})
 			var want []string
 			for _, p := range ps {
@@ -119,19 +119,19 @@ func Example_records() {
 	if _, err := s.Put(ctx, ltstest.Payloads(3, ltstest.Options{Samples: 5, Seed: 1})); err != nil {
 		panic(err)
 	}
-	q := lts.Query{Labels: models.Filter{"matrix_size": {"64"}}, KPIs: []string{"rate_gflops"}}
+	q := lts.Query{Labels: models.Filter{"size": {"64"}}, KPIs: []string{"elapsed_ms"}}
 	for r, err := range s.Records(ctx, q) {
 		if err != nil {
 			panic(err)
 		}
-		k, _ := r.KPI("rate_gflops")
-		fmt.Printf("%s %s %.1f %s (%s is better)\n", r.Time.Format("15:04"), r.Labels["framework_version"], k.Value, k.Unit,
+		k, _ := r.KPI("elapsed_ms")
+		fmt.Printf("%s %s %.4f %s (%s is better)\n", r.Time.Format("15:04"), r.Labels["device"], k.Value, k.Unit,
 			map[bool]string{true: "lower", false: "higher"}[k.LowerBetter])
 	}
 	// Output:
-	// 00:00 v0.17.0+go1.26.0 51.2 GFLOPS (higher is better)
-	// 00:01 v0.17.0+go1.26.0 48.8 GFLOPS (higher is better)
-	// 00:02 v0.17.0+go1.26.0 50.2 GFLOPS (higher is better)
+	// 00:00 cpu 0.0107 ms (lower is better)
+	// 00:01 cpu 0.0102 ms (lower is better)
+	// 00:02 cpu 0.0102 ms (lower is better)
 }
 
 // TestMigrationKeepsTriage: a store whose alerts were triaged before it

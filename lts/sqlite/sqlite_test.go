@@ -112,8 +112,8 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 	t.Parallel()
 	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
 	ps := ltstest.Payloads(50, ltstest.Options{Series: 5, Seed: 6})
-	for i := 0; i < len(ps); i += 2 {
-		ps[i].Metadata.Labels["blas"] = "openblas" // half the payloads
+	for i, p := range ps {
+		p.Metadata.Labels["blas"] = []string{"openblas", "reference"}[i%2] // half the payloads each
 	}
 	for i, p := range ps {
 		p.Metadata.Build = &models.Build{ID: fmt.Sprintf("nightly-%d", i/10)}
@@ -138,18 +138,18 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 		{"a build's records", lts.Query{Builds: []string{"nightly-2"}}, true, []string{
 			"SEARCH p USING COVERING INDEX summaries_by_build (build=?)",
 		}, 0},
-		// matrix_size (10 of 50) drives, blas (25 of 50) is probed, the
-		// labels every payload has (workload, os...) cost nothing.
+		// size (10 of 50) drives, blas (25 of 50) is probed, the labels
+		// every payload has (workload, device) cost nothing.
 		{"one series", ltstest.SeriesQuery(ps[3]), false, []string{
 			"SEARCH d USING PRIMARY KEY (value_id=?)",
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 			"USE TEMP B-TREE FOR ORDER BY",
 		}, 1},
-		{"labels and time", lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {"64", "128"}}, Since: ltstest.Start}, false, []string{
+		{"labels and time", lts.Query{Labels: models.Filter{"workload": {"toy"}, "size": {"64", "128"}}, Since: ltstest.Start}, false, []string{
 			"SEARCH d USING PRIMARY KEY (value_id=?)",
 			"SEARCH p USING INTEGER PRIMARY KEY (rowid=?)",
 		}, 0},
-		{"labels every payload has, and time", lts.Query{Labels: models.Filter{"workload": {"pi"}}, Since: ltstest.Start}, false, []string{
+		{"labels every payload has, and time", lts.Query{Labels: models.Filter{"workload": {"toy"}}, Since: ltstest.Start}, false, []string{
 			"SEARCH p USING COVERING INDEX payloads_by_time (start_ns>?)",
 		}, 0},
 		{"time only", lts.Query{Since: ltstest.Start}, false, []string{
@@ -196,9 +196,9 @@ func TestSQLiteLabelQueriesSearchIndices(t *testing.T) {
 		q    lts.Query
 		want func(i int) bool
 	}{
-		{lts.Query{Labels: models.Filter{"workload": {"pi"}, "matrix_size": {ltstest.MatrixSize(0)}}}, func(i int) bool { return i%5 == 0 }},
+		{lts.Query{Labels: models.Filter{"workload": {"toy"}, "size": {ltstest.SizeLabel(0)}}}, func(i int) bool { return i%5 == 0 }},
 		{ltstest.SeriesQuery(ps[3]), func(i int) bool { return i%5 == 3 && i%2 == 1 }},
-		{lts.Query{Labels: models.Filter{"blas": {"openblas"}, "os": {"debian 12"}}}, func(i int) bool { return i%2 == 0 }},
+		{lts.Query{Labels: models.Filter{"blas": {"openblas"}, "device": {"cpu"}}}, func(i int) bool { return i%2 == 0 }},
 	} {
 		var want []string
 		for i, p := range ps {
@@ -310,7 +310,7 @@ func TestSQLiteSchemaVersion(t *testing.T) {
 func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
 	t.Parallel()
 	// A label every payload shares filters nothing: no probe for it. The
-	// series query has one label that varies (matrix_size) and 12 shared.
+	// series query has one label that varies (size) and 2 shared.
 	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
 	ps := ltstest.Payloads(50, ltstest.Options{Series: 5, Seed: 6})
 	if _, err := s.Put(context.Background(), ps); err != nil {
@@ -325,16 +325,16 @@ func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
 	}
 	// Once one payload differs, its label is probed again.
 	other := ltstest.Payloads(1, ltstest.Options{Seed: 60})
-	other[0].Metadata.Labels["dtype"] = "float64"
+	other[0].Metadata.Labels["device"] = "gpu"
 	if _, err := s.Put(context.Background(), other); err != nil {
 		t.Fatal(err)
 	}
 	q := ltstest.SeriesQuery(ps[0])
 	if got := ltstest.Collect(t, s, q); len(got) != 10 {
-		t.Errorf("series of size %s: %d payloads, want 10 (not the float64 one)", q.Labels["matrix_size"], len(got))
+		t.Errorf("series of size %s: %d payloads, want 10 (not the gpu one)", q.Labels["size"], len(got))
 	}
 	plan, _ = sqlite.Explain(context.Background(), s, q)
 	if n := strings.Count(strings.Join(plan, "\n"), "EXISTS"); n != 1 {
-		t.Errorf("%d probes, want one (dtype):\n%s", n, strings.Join(plan, "\n"))
+		t.Errorf("%d probes, want one (device):\n%s", n, strings.Join(plan, "\n"))
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/logging"
 	"github.com/seshat-bench/seshat/lts"
-	"github.com/seshat-bench/seshat/lts/ltstest"
 	_ "github.com/seshat-bench/seshat/lts/sqlite" // the sqlite: store
+	"github.com/seshat-bench/seshat/workloads/pi/pitest"
 )
 
 var regressionBench struct {
@@ -38,7 +38,7 @@ func regressionBenchData(b *testing.B) (string, string) {
 		}
 		r.store = filepath.Join(dir, "regression-history-100k.db")
 		r.file = filepath.Join(dir, "regression-current-1k.json")
-		history, current := ltstest.RegressionHistory(100000, 1000, 10, 7)
+		history, current := pitest.RegressionHistory(100000, 1000, 10, 7)
 		f, err := os.Create(r.file)
 		if err != nil {
 			r.err = err
