@@ -94,6 +94,7 @@ func TestLandingInChromium(t *testing.T) {
 	do(t, ctx, "filtering by matrix_size=64",
 		chromedp.Click(chromedp.CSS(`.facet[data-label="matrix_size"] a[data-value="64"]`)),
 		chromedp.WaitVisible(chromedp.ID("active-filter")))
+	value(t, ctx, "the filtered page loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
 	loc := value(t, ctx, "the URL", chromedp.Location())
 	if n := rows(); n != 1 || !strings.HasSuffix(loc, "/?matrix_size=64") {
 		t.Errorf("filtered by matrix_size=64: %d series at %s, want 1", n, loc)
@@ -102,6 +103,9 @@ func TestLandingInChromium(t *testing.T) {
 	do(t, ctx, "removing the filter",
 		chromedp.Click(chromedp.CSS(`#active-filter a.chip`)),
 		chromedp.WaitNotPresent(chromedp.ID("active-filter")))
+	// The filter's absence is seen as soon as the next page starts; its
+	// rows are all there once it is whole.
+	value(t, ctx, "the page loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
 	if n := rows(); n != fixtureSeries {
 		t.Errorf("the filter removed: %d series, want %d", n, fixtureSeries)
 	}
