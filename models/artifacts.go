@@ -109,6 +109,15 @@ type Usage struct {
 	// recorded, and where the host tells neither load nor governor.
 	HostStart *HostState `json:"host_start,omitempty"`
 	HostEnd   *HostState `json:"host_end,omitempty"`
+	// SeshatMaxRSSBytes is the peak resident memory of the seshat process
+	// that started the run, read when the run ended; absent in runs made
+	// before it was recorded. Linux counts it in the child's maxrss: a
+	// child started with vfork semantics (Go's os/exec) takes its
+	// parent's memory map's peak into its own at exec, so a run's
+	// rusage.maxrss_bytes no larger than this may be seshat's, not the
+	// run's (a child of a 200 MiB parent that runs /bin/true reports
+	// 200 MiB).
+	SeshatMaxRSSBytes int64 `json:"seshat_maxrss_bytes,omitempty"`
 }
 
 // CPUShare is the process's CPU time (user and system) per second of its

@@ -42,6 +42,10 @@ type Outcome struct {
 	// Rusage of the child and the descendants it waited for (nil when it
 	// never started).
 	Rusage *syscall.Rusage
+	// SelfMaxRSS is this process's peak resident memory in KiB
+	// (RUSAGE_SELF) once the child ended: Linux counts it in the child's
+	// ru_maxrss (see models.Usage.SeshatMaxRSSBytes).
+	SelfMaxRSS int64
 	// Err is set when the child could not start, or on interruption.
 	Err error
 	// Reason is set when a scheduler ended the run (see FinishByScheduler).
@@ -120,6 +124,10 @@ func Execute(ctx context.Context, x Exec) Outcome {
 	o.Stray += c.kill(pid)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		o.Rusage = ru
+	}
+	var self syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) == nil {
+		o.SelfMaxRSS = int64(self.Maxrss)
 	}
 	switch {
 	case o.Interrupted:

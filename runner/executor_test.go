@@ -165,3 +165,37 @@ func TestExecuteKillsEscapedDescendants(t *testing.T) {
 		}
 	}
 }
+
+// peakBallast is memory TestChildPeakHoldsSeshats keeps resident while a
+// child runs.
+var peakBallast []byte
+
+// TestChildPeakHoldsSeshats: a child that runs /bin/true reports as its
+// peak (ru_maxrss) the peak of this process's memory, which Linux takes
+// into a child started with vfork semantics at exec; the usage records
+// this process's peak beside it, so that readers can tell them apart.
+func TestChildPeakHoldsSeshats(t *testing.T) {
+	const ballast = 256 << 20
+	peakBallast = make([]byte, ballast)
+	for i := 0; i < len(peakBallast); i += 4096 {
+		peakBallast[i] = 1
+	}
+	defer func() { peakBallast = nil }()
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	o := Execute(context.Background(), Exec{Args: []string{"/bin/true"}, Dir: dir, Stdout: out, Stderr: out})
+	if o.ExitCode != 0 || o.Rusage == nil {
+		t.Fatalf("outcome %+v", o)
+	}
+	u := usageOf(o)
+	if u.Rusage.MaxRSSBytes < ballast {
+		t.Errorf("/bin/true's maxrss %d MiB: want at least this process's %d MiB (the kernel's rule this guards against changed?)", u.Rusage.MaxRSSBytes>>20, ballast>>20)
+	}
+	if u.SeshatMaxRSSBytes < u.Rusage.MaxRSSBytes || u.SeshatMaxRSSBytes != o.SelfMaxRSS*1024 {
+		t.Errorf("seshat_maxrss_bytes %d, want this process's peak, at least the child's %d", u.SeshatMaxRSSBytes, u.Rusage.MaxRSSBytes)
+	}
+}

@@ -16,6 +16,7 @@ func usageOf(o Outcome) models.Usage {
 	}
 	if ru := o.Rusage; ru != nil {
 		u.Rusage = rusageOf(ru)
+		u.SeshatMaxRSSBytes = o.SelfMaxRSS * 1024
 	}
 	return u
 }

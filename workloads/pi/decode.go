@@ -307,8 +307,9 @@ type usageDoc struct {
 	Threads     map[string]string `json:"threads,omitempty"`
 	// Read on their own: a record of the host that does not decode is
 	// dropped with a warning, the usage kept.
-	HostStart json.RawMessage `json:"host_start,omitempty"`
-	HostEnd   json.RawMessage `json:"host_end,omitempty"`
+	HostStart         json.RawMessage `json:"host_start,omitempty"`
+	HostEnd           json.RawMessage `json:"host_end,omitempty"`
+	SeshatMaxRSSBytes int64           `json:"seshat_maxrss_bytes,omitempty"`
 }
 
 func decodeUsage(data []byte, w warner) *models.Usage {
@@ -325,6 +326,9 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		Threads:     doc.Threads,
 		HostStart:   hostState(doc.HostStart, "host_start", w),
 		HostEnd:     hostState(doc.HostEnd, "host_end", w),
+	}
+	if doc.SeshatMaxRSSBytes > 0 {
+		u.SeshatMaxRSSBytes = doc.SeshatMaxRSSBytes
 	}
 	if !u.Start.IsZero() && !u.End.IsZero() && u.End.Before(u.Start) {
 		w.Warnf("%s: field end: %s is before start %s", UsageFile, u.End.Format(time.RFC3339Nano), u.Start.Format(time.RFC3339Nano))
