@@ -6,31 +6,37 @@ import (
 )
 
 // The bounds of HostChange. The host was busier for the current runs than
-// for the builds they are judged against when the runs got HostShareRatio
-// times less CPU per second of wall time (Usage.CPUShare: a run that waits
-// for a CPU gets less) than the median reference build. It can then explain
+// for the builds they are judged against when both hold:
+//   - the runs got HostShareRatio times less CPU per second of wall time
+//     (Usage.CPUShare: a run that waits for a CPU gets less) than the
+//     median reference build;
+//   - the host's load at their start was at least HostLoadMargin above
+//     the median reference build's.
+//
+// Either alone misleads. Code that starts to wait (a sleep, a lock, I/O, a
+// GPU kernel waited for without spinning) gets less CPU a second on an idle
+// host: the load tells it from contention (cmd/seshat's stand-in PI slowed
+// by a sleep). The load counts niced tasks, which take little from a run:
+// the share tells that apart. It can then explain
 // a change up to HostExplainFactor times the slowdown the lost CPU accounts
 // for (a run getting half the CPU takes up to twice as long; the factor
 // leaves room for what contention does to caches and memory). Quieter is
 // the mirror image.
 //
-// The load average, recorded beside it, is not the test: it counts every
-// runnable task, niced ones included, which take little from a run. On
-// bench/realhost's 2-core machine, history stored while niced test suites
-// ran (load 7–10, CPU share 0.85) was followed by jobs beside two busy
-// loops at nice 0: load 4.5, CPU share 0.53–0.60, elapsed times of
-// identical code up 30–60%.
+// Its blind spot: on bench/realhost's 2-core machine, history stored while
+// niced test suites ran (load 7–10, CPU share 0.85) was followed by jobs
+// beside two busy loops at nice 0 (load 4.5, CPU share 0.53–0.60, elapsed
+// times of identical code up 30–60%): the load fell while the runs lost
+// CPU, and the rule does not fire.
 //
 // The rule is Seshat's own, not a published method. pyperf's `system show`
 // and Chromium's perf bots treat a loaded host alike (a warning, a bot taken
 // out), and Kalibera & Jones ("Rigorous Benchmarking in Reasonable Time",
 // ISMM 2013) show that variation between executions, which the machine's
-// state drives, is not averaged away by more measurements within one. Its
-// blind spot: code that starts to wait (a lock, I/O, a GPU kernel waited
-// for without spinning) gets less CPU a second too, so such a regression is
-// reported noisy, with the shares, where A/B (--baseline) judges it.
+// state drives, is not averaged away by more measurements within one.
 const (
 	HostShareRatio    = 1.1
+	HostLoadMargin    = 0.5
 	HostExplainFactor = 2
 )
 
@@ -47,17 +53,17 @@ type HostEvidence struct {
 	// builds' median.
 	Share, RefShare float64
 	// Load is the current runs' load at their start, RefLoad the
-	// reference builds' median; NaN when unknown (they are told, not
-	// tested).
+	// reference builds' median; NaN when unknown.
 	Load, RefLoad float64
 	// Explains is the relative change the CPU gained or lost can explain
 	// (2 = 200%), HostExplainFactor included; 0 when Change is 0.
 	Explains float64
 }
 
-// HostChange compares the CPU share of the current runs with that of the
-// reference builds (their CPUShare; see the constants). Unknown (Change 0)
-// when the current point, or more than half the reference builds, lack it.
+// HostChange compares the CPU share of the current runs, and the load at
+// their start, with those of the reference builds (their CPUShare and
+// HostLoad; see the constants). Unknown (Change 0) when the current point,
+// or more than half the reference builds, lack either.
 func HostChange(current Point, reference []Point) HostEvidence {
 	var shares, loads []float64
 	for _, p := range reference {
@@ -69,13 +75,14 @@ func HostChange(current Point, reference []Point) HostEvidence {
 		}
 	}
 	ev := HostEvidence{Share: current.CPUShare, RefShare: Median(shares), Load: current.HostLoad, RefLoad: Median(loads)}
-	if !(ev.Share > 0) || len(shares) == 0 || 2*len(shares) < len(reference) {
+	if !(ev.Share > 0) || len(shares) == 0 || 2*len(shares) < len(reference) ||
+		math.IsNaN(ev.Load) || len(loads) == 0 || 2*len(loads) < len(reference) {
 		return ev
 	}
 	switch {
-	case ev.RefShare >= HostShareRatio*ev.Share:
+	case ev.RefShare >= HostShareRatio*ev.Share && ev.Load >= ev.RefLoad+HostLoadMargin:
 		ev.Change, ev.Explains = 1, HostExplainFactor*(ev.RefShare/ev.Share-1)
-	case ev.Share >= HostShareRatio*ev.RefShare:
+	case ev.Share >= HostShareRatio*ev.RefShare && ev.Load <= ev.RefLoad-HostLoadMargin:
 		ev.Change, ev.Explains = -1, HostExplainFactor*(ev.Share/ev.RefShare-1)
 	}
 	return ev
@@ -105,10 +112,7 @@ func ExplainedByHost(r *Result, current Point, reference []Point) bool {
 	if size := changeSize(r); math.IsNaN(size) || size > ev.Explains {
 		return false
 	}
-	load := ""
-	if !math.IsNaN(ev.Load) && !math.IsNaN(ev.RefLoad) {
-		load = fmt.Sprintf("; load %.1f at their start, %.1f in the history", ev.Load, ev.RefLoad)
-	}
+	load := fmt.Sprintf("; load %.1f at their start, %.1f in the history", ev.Load, ev.RefLoad)
 	r.Reason = fmt.Sprintf("%s: %s now (the current runs got %.2f s of CPU a second, the builds judged against %.2f%s), which can explain a %s of %+.1f%%; judge it with --baseline (A/B in one job) or on a host as loaded as the history's",
 		HostReason, state, ev.Share, ev.RefShare, load, r.Status, r.DeltaPercent)
 	r.Status = StatusNoisy

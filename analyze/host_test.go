@@ -19,8 +19,9 @@ func hosts(shares ...float64) []analyze.Point {
 }
 
 // TestHostChange: busier or quieter when the runs' CPU share moved past
-// the ratio from the reference builds' median, whatever the load says;
-// unknown when the current point or most reference builds lack it.
+// the ratio from the reference builds' median and the load past the
+// margin, the same way; unknown when the current point or most reference
+// builds lack either.
 func TestHostChange(t *testing.T) {
 	t.Parallel()
 	nan := math.NaN()
@@ -33,10 +34,12 @@ func TestHostChange(t *testing.T) {
 	}{
 		{"as much CPU", 1.4, 0.88, hosts(0.9, 0.85, 0.95), 0, 0},
 		{"a third of the CPU", 2.6, 0.3, hosts(0.9, 0.85, 0.95), 1, 2 * (0.9/0.3 - 1)},
-		{"less CPU at a lower load (the history's load was niced)", 0.5, 0.45, hosts(0.9, 0.85, 0.95), 1, 2},
+		{"less CPU at a lower load (the history's load was niced)", 0.5, 0.45, hosts(0.9, 0.85, 0.95), 0, 0},
+		{"less CPU at the same load (the code waits)", 1.4, 0.45, hosts(0.9, 0.85, 0.95), 0, 0},
+		{"more load, as much CPU (niced load now)", 2.6, 0.88, hosts(0.9, 0.85, 0.95), 0, 0},
 		{"one reference build starved: the median counts", 2.6, 0.45, hosts(0.9, 0.1, 0.95), 1, 2},
 		{"more CPU", 0.5, 1.08, hosts(0.9, 0.85, 0.95), -1, 2 * (1.08/0.9 - 1)},
-		{"load unknown: the share decides", nan, 0.3, hosts(0.9, 0.9), 1, 2 * (0.9/0.3 - 1)},
+		{"current load unknown", nan, 0.3, hosts(0.9, 0.9), 0, 0},
 		{"current share unknown", 3, nan, hosts(0.9, 0.9), 0, 0},
 		{"current share 0", 3, 0, hosts(0.9, 0.9), 0, 0},
 		{"most reference shares unknown", 3, 0.3, hosts(0.9, 0, 0), 0, 0},
@@ -73,12 +76,16 @@ func TestExplainedByHost(t *testing.T) {
 		{analyze.StatusOK, 120, 100, 0.3, analyze.StatusOK},
 	} {
 		r := analyze.Result{Status: c.status, Current: c.current, Reference: c.reference, DeltaPercent: 100 * (c.current/c.reference - 1)}
-		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: 2.8, CPUShare: c.share}, ref)
+		load := 2.8 // busier
+		if c.share > 0.9 {
+			load = 0.3 // quieter
+		}
+		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: load, CPUShare: c.share}, ref)
 		if r.Status != c.want || changed != (c.want != c.status) {
 			t.Errorf("%s %v against %v, share %v: status %s (changed %v), want %s", c.status, c.current, c.reference, c.share, r.Status, changed, c.want)
 		}
 		if changed && (!strings.HasPrefix(r.Reason, analyze.HostReason) || !strings.Contains(r.Reason, "--baseline") ||
-			!strings.Contains(r.Reason, "the builds judged against 0.90; load 2.8 at their start, 1.3 in the history") ||
+			!strings.Contains(r.Reason, "the builds judged against 0.90; load") || !strings.Contains(r.Reason, "at their start, 1.3 in the history") ||
 			!strings.Contains(r.Reason, fmt.Sprintf("%+.1f%%", r.DeltaPercent))) {
 			t.Errorf("%s, share %v: reason %q", c.status, c.share, r.Reason)
 		}
