@@ -233,7 +233,7 @@ func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store,
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
 	s := &store{db: db, path: path, pageSize: opts.PageSize}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateWaiting(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
@@ -243,6 +243,35 @@ func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store,
 func (s *store) String() string { return "sqlite:" + s.path }
 
 func (s *store) Close() error { return s.db.Close() }
+
+// migrateWaiting is migrate, tried again while SQLite says the file is
+// busy, for up to busyTimeout: two processes creating one store at once
+// (parallel uploads to a new file) meet where the busy timeout does not
+// wait, in the first connection's switch to WAL and in WAL recovery
+// (TestSQLiteConcurrentUploads failed 4 times in 60 without this).
+func (s *store) migrateWaiting(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		err := s.migrate(ctx)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// busy tells whether err is SQLite's "database is locked" (SQLITE_BUSY).
+func busy(err error) bool {
+	var e interface{ Code() int }
+	if errors.As(err, &e) {
+		return e.Code()&0xff == 5 // SQLITE_BUSY and its extended codes
+	}
+	return false
+}
 
 // migrate applies the migrations the file lacks, in one transaction, so a
 // concurrent opener sees the old schema or the new one.
