@@ -40,6 +40,26 @@ const (
 	HostExplainFactor = 2
 )
 
+// HostCounts gathers the host counts of a point's runs; their medians are
+// the point's HostLoad and CPUShare.
+type HostCounts struct{ loads, shares []float64 }
+
+// Add counts a run: its load at start (nil when unknown) and its CPU share
+// (0 when unknown).
+func (h *HostCounts) Add(load *float64, share float64) {
+	if load != nil {
+		h.loads = append(h.loads, *load)
+	}
+	if share > 0 {
+		h.shares = append(h.shares, share)
+	}
+}
+
+// Set gives p the medians of the runs counted (NaN where none said).
+func (h *HostCounts) Set(p *Point) {
+	p.HostLoad, p.CPUShare = Median(h.loads), Median(h.shares)
+}
+
 // HostReason begins the reason of a result that a change of the host's
 // load can explain.
 const HostReason = "the host's load differs from the history's"

@@ -71,32 +71,14 @@ func (p *Point) Median(kpi string) float64 { return analyze.Median(p.Values(kpi)
 func (p *Point) Analyze(kpi string) analyze.Point {
 	out := analyze.PointOf(p.Values(kpi)...)
 	out.Label, out.Time, out.Build, out.Commit = p.ComparisonValue, p.Time, p.BuildID, p.Commit()
-	out.HostLoad, out.CPUShare = p.HostLoad(kpi), p.CPUShare(kpi)
+	var host analyze.HostCounts
+	for _, r := range p.Runs {
+		if _, ok := r.Values[kpi]; ok {
+			host.Add(r.HostLoad, r.CPUShare)
+		}
+	}
+	host.Set(&out)
 	return out
-}
-
-// HostLoad is the median host load at the start of the point's runs
-// that hold a KPI (all of them with kpi ""); NaN when none says.
-func (p *Point) HostLoad(kpi string) float64 {
-	var loads []float64
-	for _, r := range p.Runs {
-		if _, ok := r.Values[kpi]; (kpi == "" || ok) && r.HostLoad != nil {
-			loads = append(loads, *r.HostLoad)
-		}
-	}
-	return analyze.Median(loads)
-}
-
-// CPUShare is the median CPU share of the point's runs that hold a KPI
-// (all of them with kpi "") and say it; NaN when none does.
-func (p *Point) CPUShare(kpi string) float64 {
-	var shares []float64
-	for _, r := range p.Runs {
-		if _, ok := r.Values[kpi]; (kpi == "" || ok) && r.CPUShare > 0 {
-			shares = append(shares, r.CPUShare)
-		}
-	}
-	return analyze.Median(shares)
 }
 
 // Points combines the runs of one series into points, by the package's

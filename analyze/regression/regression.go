@@ -708,19 +708,15 @@ func notAnalyzed(method, reason string) analyze.Result {
 func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIResult {
 	res := &KPIResult{KPI: name}
 	res.def, res.hasDef = a.definition(e.Workload, name)
-	var values, loads, shares []float64
+	var values []float64
+	var host analyze.HostCounts
 	var first time.Time
 	for _, r := range e.runs {
 		v, ok := r.KPI(name)
 		if !ok {
 			continue
 		}
-		if r.HostLoad != nil {
-			loads = append(loads, *r.HostLoad)
-		}
-		if r.CPUShare > 0 {
-			shares = append(shares, r.CPUShare)
-		}
+		host.Add(r.HostLoad, r.CPUShare)
 		if len(values) == 0 {
 			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
 		}
@@ -744,7 +740,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 	}
 	res.Current = analyze.PointOf(values...)
 	res.Current.Label, res.Current.Time = e.ComparisonValue, first
-	res.Current.HostLoad, res.Current.CPUShare = analyze.Median(loads), analyze.Median(shares)
+	host.Set(&res.Current)
 	if len(e.Builds) == 1 {
 		res.Current.Build = e.Builds[0]
 	}
@@ -772,7 +768,7 @@ func (a *analysis) judge() {
 	a.opts.Gate.Apply(results)
 	for _, e := range a.entries {
 		for _, res := range e.Results {
-			if a.opts.Baseline == nil {
+			if a.opts.Baseline == nil && (res.Result.Status == analyze.StatusRegression || res.Result.Status == analyze.StatusImprovement) {
 				// Both sides of an A/B share the host; history does not.
 				analyze.ExplainedByHost(&res.Result, res.Current, reference(res))
 			}

@@ -55,6 +55,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/seshat-bench/seshat/analyze"
 )
 
 // workload is one of the three real workloads of a job.
@@ -324,7 +326,7 @@ func readSummary(path string, j *job) error {
 		j.Rounds, j.Undecid = s.Confirm.Rounds, len(s.Confirm.Undecided)
 	}
 	for _, n := range s.Noisy {
-		if strings.HasPrefix(n.Reason, hostReason) {
+		if strings.HasPrefix(n.Reason, analyze.HostReason) {
 			j.HostNoisy++
 		}
 	}
@@ -414,10 +416,6 @@ func seshat(c config, args ...string) (int, error) {
 	}
 	return 0, err
 }
-
-// hostReason begins the reason of a result the host's load explains
-// (analyze.HostReason).
-const hostReason = "the host's load differs from the history's"
 
 // busyLoops are processes that keep CPUs busy, as a colleague's build on
 // a shared runner does.

@@ -327,8 +327,11 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		HostStart:   hostState(doc.HostStart, "host_start", w),
 		HostEnd:     hostState(doc.HostEnd, "host_end", w),
 	}
-	if doc.SeshatMaxRSSBytes > 0 {
+	switch {
+	case doc.SeshatMaxRSSBytes > 0:
 		u.SeshatMaxRSSBytes = doc.SeshatMaxRSSBytes
+	case doc.SeshatMaxRSSBytes < 0:
+		w.Warnf("%s: field seshat_maxrss_bytes: negative size %d", UsageFile, doc.SeshatMaxRSSBytes)
 	}
 	if !u.Start.IsZero() && !u.End.IsZero() && u.End.Before(u.Start) {
 		w.Warnf("%s: field end: %s is before start %s", UsageFile, u.End.Format(time.RFC3339Nano), u.Start.Format(time.RFC3339Nano))

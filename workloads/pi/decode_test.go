@@ -408,6 +408,33 @@ func TestDecodeUsage(t *testing.T) {
 				assertEqual(t, u.HostEnd, &models.HostState{Governor: "powersave"})
 			},
 		},
+		{
+			name: "seshat's own peak",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "seshat_maxrss_bytes": 41943040}`,
+			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.SeshatMaxRSSBytes, int64(40<<20))
+			},
+		},
+		{
+			name:     "seshat's own peak negative",
+			data:     `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "seshat_maxrss_bytes": -1}`,
+			warnings: []string{"usage.json: field seshat_maxrss_bytes: negative size -1"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.SeshatMaxRSSBytes != 0 || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v", u)
+				}
+			},
+		},
+		{
+			name:     "seshat's own peak of the wrong type",
+			data:     `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "seshat_maxrss_bytes": "big"}`,
+			warnings: []string{"usage.json:1: field seshat_maxrss_bytes: cannot use JSON string as int64"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.SeshatMaxRSSBytes != 0 || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v", u)
+				}
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {
