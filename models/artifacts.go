@@ -116,8 +116,14 @@ type Usage struct {
 	// parent's memory map's peak into its own at exec, so a run's
 	// rusage.maxrss_bytes no larger than this may be seshat's, not the
 	// run's (a child of a 200 MiB parent that runs /bin/true reports
-	// 200 MiB).
+	// 200 MiB), unless the child reported the peak of the run's own
+	// processes (KernelMaxRSSBytes is then set).
 	SeshatMaxRSSBytes int64 `json:"seshat_maxrss_bytes,omitempty"`
+	// KernelMaxRSSBytes is the kernel's peak for the child (wait4's
+	// ru_maxrss), kept when Rusage.MaxRSSBytes is the peak the child
+	// reported for the run's own processes instead (runnable.UsageReport:
+	// `seshat pi` reports one); absent otherwise.
+	KernelMaxRSSBytes int64 `json:"kernel_maxrss_bytes,omitempty"`
 }
 
 // CPUShare is the process's CPU time (user and system) per second of its

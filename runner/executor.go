@@ -26,6 +26,10 @@ type Exec struct {
 	// CPUs, when set, pins the child to these CPUs (sched_setaffinity);
 	// everything it starts inherits the mask.
 	CPUs []int
+	// Report, when set, gives the child a pipe on file descriptor
+	// runnable.ReportFD; what it writes there (up to maxReport bytes) is
+	// the Outcome's Report.
+	Report bool
 
 	// noCgroup forces the subreaper fallback of the containment (tests).
 	noCgroup bool
@@ -53,6 +57,9 @@ type Outcome struct {
 	// Stderr is the end of a failed run's stderr.log (StderrReason), for
 	// the summary.
 	Stderr string
+	// Report is what the child wrote on its report pipe (Exec.Report);
+	// nil when it wrote nothing.
+	Report []byte
 	// Stray counts the other processes of the run that were still running
 	// when it ended (or timed out) and were killed.
 	Stray int
@@ -82,6 +89,15 @@ func Execute(ctx context.Context, x Exec) Outcome {
 	c := newContainment(x.noCgroup)
 	defer c.release()
 	o := Outcome{Start: time.Now()}
+	var report *reportPipe
+	if x.Report {
+		var err error
+		if report, err = newReportPipe(); err != nil {
+			o.End, o.ExitCode, o.Err = time.Now(), StartFailureExitCode, err
+			return o
+		}
+		defer report.close()
+	}
 	start := func() (*exec.Cmd, error) {
 		return c.start(func() *exec.Cmd {
 			cmd := exec.Command(x.Args[0], x.Args[1:]...)
@@ -89,6 +105,9 @@ func Execute(ctx context.Context, x Exec) Outcome {
 			cmd.Dir = x.Dir
 			cmd.Stdout, cmd.Stderr = x.Stdout, x.Stderr
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if report != nil {
+				cmd.ExtraFiles = []*os.File{report.w}
+			}
 			return cmd
 		})
 	}
@@ -98,6 +117,9 @@ func Execute(ctx context.Context, x Exec) Outcome {
 		return o
 	}
 	pid := cmd.Process.Pid // the leader of its own group
+	if report != nil {
+		report.started()
+	}
 
 	var timeout <-chan time.Time
 	if x.Timeout > 0 {
@@ -122,6 +144,9 @@ func Execute(ctx context.Context, x Exec) Outcome {
 	o.End = time.Now()
 	killGroup(pid) // stragglers the child left behind
 	o.Stray += c.kill(pid)
+	if report != nil {
+		o.Report = report.read()
+	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		o.Rusage = ru
 	}

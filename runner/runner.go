@@ -312,7 +312,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 		env = append(env, runnable.WorkDirEnv+"="+wd)
 	}
 	hostStart := hostState(pe.Host)
-	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs})
+	ur, _ := w.(runnable.UsageReporter)
+	reports := ur != nil && ur.ReportsUsage(settings)
+	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs, Report: reports})
 	hostEnd := hostState(pe.Host)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
@@ -339,6 +341,9 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 		return o, err
 	}
 	usage := usageOf(o)
+	if err := applyReport(&usage, o.Report); err != nil {
+		fmt.Fprintf(stderr, "seshat run: %v; rusage.maxrss_bytes is the kernel's figure\n", err)
+	}
 	usage.HostStart, usage.HostEnd = hostStart, hostEnd
 	usage.Threads = threadCounts(env)
 	if len(pe.CPUs) > 0 {

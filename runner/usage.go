@@ -1,9 +1,13 @@
 package runner
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"syscall"
 
 	"github.com/seshat-bench/seshat/models"
+	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
 // usageOf converts an Outcome to usage.json. Linux reports ru_maxrss in
@@ -37,4 +41,30 @@ func rusageOf(ru *syscall.Rusage) models.Rusage {
 
 func tvSeconds(tv syscall.Timeval) float64 {
 	return float64(tv.Sec) + float64(tv.Usec)/1e6
+}
+
+// applyReport takes the peak memory the child reported
+// (runnable.UsageReport) as the run's rusage.maxrss_bytes, and keeps the
+// kernel's figure as kernel_maxrss_bytes. A report that is not one valid
+// document leaves the kernel's figure and is returned as an error, for the
+// run's log.
+func applyReport(u *models.Usage, report []byte) error {
+	if report == nil {
+		return nil
+	}
+	var r runnable.UsageReport
+	dec := json.NewDecoder(bytes.NewReader(report))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return fmt.Errorf("the child's usage report: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("the child's usage report: more than one document")
+	}
+	if r.MaxRSSBytes <= 0 {
+		return fmt.Errorf("the child's usage report: maxrss_bytes %d is not a size", r.MaxRSSBytes)
+	}
+	u.KernelMaxRSSBytes = u.Rusage.MaxRSSBytes
+	u.Rusage.MaxRSSBytes = r.MaxRSSBytes
+	return nil
 }

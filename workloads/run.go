@@ -10,8 +10,13 @@ type (
 	SettingKeyer   = runnable.SettingKeyer
 	Resourcer      = runnable.Resourcer
 	SettingsReader = runnable.SettingsReader
+	UsageReporter  = runnable.UsageReporter
 )
 
 // EnvName is runnable.EnvName: the environment variable a setting is
 // exported to a run's child as.
 func EnvName(key string) string { return runnable.EnvName(key) }
+
+// ReportFD is runnable.ReportFD: the file descriptor a UsageReporter's
+// child reports on.
+const ReportFD = runnable.ReportFD

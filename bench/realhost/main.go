@@ -52,7 +52,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -425,8 +424,7 @@ func startBusyLoops(n int) *busyLoops {
 	b := &busyLoops{}
 	for range n {
 		cmd := exec.Command("sh", "-c", "while :; do :; done")
-		// They die with realhost, however it ends.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		dieWithParent(cmd)
 		if err := cmd.Start(); err == nil {
 			b.cmds = append(b.cmds, cmd)
 		}

@@ -26,6 +26,9 @@ import (
 // the Chromium the browser tests share.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "pi" || os.Args[1] == "run-point") || os.Getenv(asSeshat) != "" {
+		if mib, err := strconv.Atoi(os.Getenv(ballastEnv)); err == nil && os.Args[1] != "pi" {
+			holdBallast(mib)
+		}
 		os.Exit(execute(osProcess()))
 	}
 	demoDir := startDemoEarly()
@@ -45,6 +48,20 @@ func TestMain(m *testing.M) {
 // executable whatever its arguments: what tests of seshat as a process of
 // its own (signals, two at once) start.
 const asSeshat = "_SESHAT_TEST_AS_SESHAT"
+
+// ballastEnv, beside asSeshat, makes that seshat (not its `seshat pi`
+// children) hold this many MiB of touched memory before it starts: a
+// seshat grown large, as one that has run a long analysis.
+const ballastEnv = "_SESHAT_TEST_BALLAST_MIB"
+
+var ballast []byte
+
+func holdBallast(mib int) {
+	ballast = make([]byte, mib<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+}
 
 func writeBenchmark(t *testing.T, src string) string {
 	t.Helper()

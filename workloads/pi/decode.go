@@ -310,6 +310,7 @@ type usageDoc struct {
 	HostStart         json.RawMessage `json:"host_start,omitempty"`
 	HostEnd           json.RawMessage `json:"host_end,omitempty"`
 	SeshatMaxRSSBytes int64           `json:"seshat_maxrss_bytes,omitempty"`
+	KernelMaxRSSBytes int64           `json:"kernel_maxrss_bytes,omitempty"`
 }
 
 func decodeUsage(data []byte, w warner) *models.Usage {
@@ -327,12 +328,8 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		HostStart:   hostState(doc.HostStart, "host_start", w),
 		HostEnd:     hostState(doc.HostEnd, "host_end", w),
 	}
-	switch {
-	case doc.SeshatMaxRSSBytes > 0:
-		u.SeshatMaxRSSBytes = doc.SeshatMaxRSSBytes
-	case doc.SeshatMaxRSSBytes < 0:
-		w.Warnf("%s: field seshat_maxrss_bytes: negative size %d", UsageFile, doc.SeshatMaxRSSBytes)
-	}
+	u.SeshatMaxRSSBytes = usageSize(doc.SeshatMaxRSSBytes, "seshat_maxrss_bytes", w)
+	u.KernelMaxRSSBytes = usageSize(doc.KernelMaxRSSBytes, "kernel_maxrss_bytes", w)
 	if !u.Start.IsZero() && !u.End.IsZero() && u.End.Before(u.Start) {
 		w.Warnf("%s: field end: %s is before start %s", UsageFile, u.End.Format(time.RFC3339Nano), u.Start.Format(time.RFC3339Nano))
 	}
@@ -343,6 +340,16 @@ func decodeUsage(data []byte, w warner) *models.Usage {
 		w.Warnf("%s: field rusage: negative CPU time (utime %v, stime %v)", UsageFile, u.Rusage.UtimeSeconds, u.Rusage.StimeSeconds)
 	}
 	return &u
+}
+
+// usageSize is a size field of usage.json; a negative one is dropped with
+// a warning naming it.
+func usageSize(n int64, field string, w warner) int64 {
+	if n < 0 {
+		w.Warnf("%s: field %s: negative size %d", UsageFile, field, n)
+		return 0
+	}
+	return n
 }
 
 // hostState decodes a host_start or host_end. One that is not an object

@@ -435,6 +435,24 @@ func TestDecodeUsage(t *testing.T) {
 				}
 			},
 		},
+		{
+			name: "the kernel's peak beside the reported one",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "rusage": {"maxrss_bytes": 20971520}, "kernel_maxrss_bytes": 52428800}`,
+			check: func(t *testing.T, u *models.Usage) {
+				assertEqual(t, u.KernelMaxRSSBytes, int64(50<<20))
+				assertEqual(t, u.Rusage.MaxRSSBytes, int64(20<<20))
+			},
+		},
+		{
+			name:     "the kernel's peak negative",
+			data:     `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "kernel_maxrss_bytes": -5}`,
+			warnings: []string{"usage.json: field kernel_maxrss_bytes: negative size -5"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.KernelMaxRSSBytes != 0 || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v", u)
+				}
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package pi
 
 import (
 	"path/filepath"
+	"strconv"
 
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
@@ -37,12 +38,19 @@ func (Workload) SettingNames() []string { return indicator.SettingNames() }
 func (Workload) Command(req workloads.RunRequest) ([]string, error) {
 	args := []string{req.Self, "pi",
 		"--settings", filepath.Join(req.Dir, settingsFile),
-		"--output", filepath.Join(req.Dir, PIFile)}
+		"--output", filepath.Join(req.Dir, PIFile),
+		"--report-fd", strconv.Itoa(workloads.ReportFD)}
 	if req.Python != "" {
 		args = append(args, "--python", req.Python)
 	}
 	return args, nil
 }
+
+// ReportsUsage implements workloads.UsageReporter: `seshat pi` reports the
+// peak memory of itself and the PI process it starts, so that a run's
+// max_rss_bytes is the PI's, never the memory of the seshat that started
+// the run (which grows over a `seshat regression` that re-runs points).
+func (Workload) ReportsUsage(map[string]any) bool { return true }
 
 // RunVersions implements workloads.Runner: the versions pi.json reports.
 func (Workload) RunVersions(dir string) map[string]string {

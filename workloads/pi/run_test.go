@@ -18,9 +18,13 @@ func TestRunnerAbility(t *testing.T) {
 		t.Errorf("CheckPoint: %v", err)
 	}
 	args, err := w.Command(workloads.RunRequest{Dir: "/r/e/000__run", Self: "/bin/seshat", Python: "/opt/py"})
-	want := []string{"/bin/seshat", "pi", "--settings", "/r/e/000__run/settings.yaml", "--output", "/r/e/000__run/pi.json", "--python", "/opt/py"}
+	want := []string{"/bin/seshat", "pi", "--settings", "/r/e/000__run/settings.yaml", "--output", "/r/e/000__run/pi.json", "--report-fd", "3", "--python", "/opt/py"}
 	if err != nil || !reflect.DeepEqual(args, want) {
 		t.Errorf("Command = %q, %v", args, err)
+	}
+	// `seshat pi` reports the run's own peak memory on descriptor 3.
+	if ur, ok := w.(workloads.UsageReporter); !ok || !ur.ReportsUsage(nil) {
+		t.Errorf("the pi workload does not report its runs' usage")
 	}
 	dir := t.TempDir()
 	if v := w.RunVersions(dir); v != nil {

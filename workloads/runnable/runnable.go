@@ -77,3 +77,34 @@ func EnvName(key string) string {
 	}
 	return b.String()
 }
+
+// UsageReporter is an optional ability of a Runner: its child process
+// reports on file descriptor ReportFD the peak memory of the run's own
+// processes (a UsageReport), which the runner records as the run's
+// rusage.maxrss_bytes instead of the kernel's figure for the child.
+//
+// The kernel's figure (wait4's ru_maxrss) is at least the peak of the
+// process that started the child: a child started with vfork semantics
+// (Go's os/exec) takes its parent's memory map's peak into its own at
+// exec. A `seshat run` or `seshat regression` that has grown to 50 MiB
+// makes every small PI it starts report 50 MiB, and more in later rounds
+// as it grows. The child knows better: its own memory map's peak
+// (VmHWM in /proc/self/status, which counts nothing from before its exec)
+// and its children's (RUSAGE_CHILDREN).
+type UsageReporter interface {
+	// ReportsUsage reports whether the point's child writes a UsageReport.
+	ReportsUsage(settings map[string]any) bool
+}
+
+// ReportFD is the file descriptor a UsageReporter's child writes its
+// UsageReport on (the first of exec.Cmd's ExtraFiles).
+const ReportFD = 3
+
+// UsageReport is what a run's child reports about the run's processes,
+// one JSON document.
+type UsageReport struct {
+	// MaxRSSBytes is the peak resident memory of the run's own
+	// processes: the child's own memory map and the largest of the
+	// children it waited for, in bytes.
+	MaxRSSBytes int64 `json:"maxrss_bytes"`
+}

@@ -141,6 +141,10 @@ type MainOptions struct {
 	// SettingsFile is the run's settings.yaml; Output the pi.json to write.
 	SettingsFile string
 	Output       string
+	// Report, when set, receives the run's peak memory once the PI has
+	// ended, as one runnable.UsageReport (seshat run gives `seshat pi`
+	// a pipe for it); nothing is written where the peak cannot be read.
+	Report io.Writer
 }
 
 // Main is `seshat pi`: read the settings, run the PI, write pi.json
@@ -158,6 +162,10 @@ func Main(ctx context.Context, o MainOptions) error {
 		return exitcode.With(exitcode.InvalidInput, err)
 	}
 	doc, err := Run(ctx, settings, o.Options)
+	if o.Report != nil {
+		// The peak of a failed run too: it may be why it failed.
+		writeUsageReport(o.Report)
+	}
 	if err != nil {
 		return err
 	}
