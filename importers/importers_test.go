@@ -14,6 +14,7 @@ import (
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
+	"github.com/seshat-bench/seshat/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden artifact trees in testdata/golden")
@@ -309,6 +310,25 @@ func TestRunIDsFollowTheBuild(t *testing.T) {
 				t.Errorf("%s: run id %s already given to %s", name, id, prev)
 			}
 			seen[id] = name
+		}
+	}
+}
+
+// TestBuiltinWorkloadFiles: every embedded workload file of an importer
+// is a valid workload of its file's name (they are parsed only when a
+// command first asks for one, where a broken one would panic).
+func TestBuiltinWorkloadFiles(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("workloads", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workload files: %v", err)
+	}
+	b := workloads.Builtin()
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		w, ok := b.Get(name)
+		if !ok || w.Name() != name {
+			t.Errorf("%s: built-in workload %q not found (%v)", f, name, b.Names())
 		}
 	}
 }

@@ -18,7 +18,7 @@ func init() {
 		if err != nil {
 			panic(err)
 		}
-		declared.MustRegisterBuiltin("importers/"+path, data)
+		declared.RegisterBuiltin(name, "importers/"+path, data)
 	}
 }
 

@@ -3,6 +3,7 @@ package workloads_test
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/seshat-bench/seshat/internal/workloadtest"
@@ -41,5 +42,48 @@ func TestRegistryWith(t *testing.T) {
 	}
 	if _, err := r.With(declared{}); err == nil || !strings.Contains(err.Error(), `"toy_file" is already registered`) {
 		t.Errorf("adding a taken name: %v", err)
+	}
+}
+
+// lazyToy is a built-in workload registered lazily, as the importers'
+// workload files are.
+type lazyToy struct{ workloadtest.Toy }
+
+func (lazyToy) Name() string { return "toy_lazy" }
+
+var lazyLoads atomic.Int32
+
+func init() {
+	workloads.RegisterLazy("toy_lazy", func() (workloads.Workload, error) {
+		lazyLoads.Add(1)
+		return lazyToy{}, nil
+	})
+}
+
+// TestRegisterLazy: a lazily registered workload is listed without being
+// built, is built the first time it is asked for, once, and is then the
+// workload itself (its optional abilities too).
+func TestRegisterLazy(t *testing.T) {
+	if n := lazyLoads.Load(); n != 0 {
+		t.Fatalf("built %d times before anyone asked", n)
+	}
+	b := workloads.Builtin()
+	if !slices.Contains(b.Names(), "toy_lazy") {
+		t.Fatalf("Names = %v, want toy_lazy listed", b.Names())
+	}
+	if n := lazyLoads.Load(); n != 0 {
+		t.Fatalf("listing the names built it %d times", n)
+	}
+	for range 3 {
+		w, ok := b.Get("toy_lazy")
+		if !ok || w.Name() != "toy_lazy" {
+			t.Fatalf("Get = %v, %v", w, ok)
+		}
+		if _, ok := w.(lazyToy); !ok {
+			t.Errorf("Get = %T, want the built workload itself (its optional abilities are asserted on it)", w)
+		}
+	}
+	if n := lazyLoads.Load(); n != 1 {
+		t.Errorf("built %d times, want once", n)
 	}
 }

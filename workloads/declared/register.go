@@ -77,14 +77,14 @@ func Discover(r *workloads.Registry, resultsDir string) (*workloads.Registry, *W
 	return Use(r, path)
 }
 
-// MustRegisterBuiltin registers a workload file embedded in the binary (an
-// importer's) among the built-in workloads, from an init function: a broken one panics, as a programming
-// error.
-func MustRegisterBuiltin(source string, data []byte) *Workload {
-	w, err := New(source, data)
-	if err != nil {
-		panic(err)
-	}
-	workloads.Register(w)
-	return w
+// RegisterBuiltin registers a workload file embedded in the binary (an
+// importer's) among the built-in workloads under name, from an init
+// function. The file is parsed the first time a command asks for the
+// workload (workloads.RegisterLazy): a broken one, or one of another
+// name, panics then, as a programming error (the importers' tests load
+// every one).
+func RegisterBuiltin(name, source string, data []byte) {
+	workloads.RegisterLazy(name, func() (workloads.Workload, error) {
+		return New(source, data)
+	})
 }
