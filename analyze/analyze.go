@@ -142,12 +142,16 @@ type Point struct {
 	// CPUShare is the median CPU time per second of wall time of the
 	// point's runs (lts.Record.CPUShare); NaN when no run says.
 	CPUShare float64
+	// CPUPressure is the median share of the wall time of the point's
+	// runs during which some task on the host waited for a CPU
+	// (lts.Record.CPUPressure); NaN when no run says.
+	CPUPressure float64
 }
 
 // PointOf returns a point whose Value is the median of samples, its host
-// load and CPU share unknown.
+// counts unknown.
 func PointOf(samples ...float64) Point {
-	return Point{Value: Median(samples), Samples: samples, HostLoad: math.NaN(), CPUShare: math.NaN()}
+	return Point{Value: Median(samples), Samples: samples, HostLoad: math.NaN(), CPUShare: math.NaN(), CPUPressure: math.NaN()}
 }
 
 func (p Point) samples() []float64 {

@@ -9,11 +9,22 @@ import (
 	"github.com/seshat-bench/seshat/analyze"
 )
 
-// hosts are reference builds with these CPU shares, each at load 1.3.
+// hosts are reference builds with these CPU shares, each at load 1.3,
+// their CPU pressure unknown.
 func hosts(shares ...float64) []analyze.Point {
 	out := make([]analyze.Point, len(shares))
 	for i, sh := range shares {
-		out[i] = analyze.Point{Value: 100, HostLoad: 1.3, CPUShare: sh}
+		out[i] = analyze.Point{Value: 100, HostLoad: 1.3, CPUShare: sh, CPUPressure: math.NaN()}
+	}
+	return out
+}
+
+// pressed are reference builds with these CPU shares and a CPU pressure
+// of 0.1, each at load 1.3.
+func pressed(shares ...float64) []analyze.Point {
+	out := hosts(shares...)
+	for i := range out {
+		out[i].CPUPressure = 0.1
 	}
 	return out
 }
@@ -46,10 +57,44 @@ func TestHostChange(t *testing.T) {
 		{"half the reference shares known", 3, 0.3, hosts(0.9, 0), 1, 2 * (0.9/0.3 - 1)},
 		{"no reference", 3, 0.3, nil, 0, 0},
 	} {
-		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share}, c.ref)
-		if ev.Change != c.want || math.Abs(ev.Explains-c.explains) > 1e-12 {
-			t.Errorf("%s: HostChange = %+v, want change %d explaining %v", c.name, ev, c.want, c.explains)
+		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share, CPUPressure: nan}, c.ref)
+		if ev.Change != c.want || math.Abs(ev.Explains-c.explains) > 1e-12 || ev.ByPressure {
+			t.Errorf("%s: HostChange = %+v, want change %d explaining %v, by the load", c.name, ev, c.want, c.explains)
 		}
+	}
+}
+
+// TestHostChangeByPressure: where the runs and most reference builds
+// counted the CPU pressure, it decides instead of the load: a busy phase
+// whose load average has not risen yet is seen, a niced load that takes
+// no CPU from the runs is not, and code that waits is still code.
+func TestHostChangeByPressure(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	for _, c := range []struct {
+		name                  string
+		load, share, pressure float64
+		ref                   []analyze.Point
+		want                  int
+		byPressure            bool
+	}{
+		{"a busy phase before the load rose", 1.3, 0.5, 0.9, pressed(0.9, 0.85, 0.95), 1, true},
+		{"a high load of niced tasks, no wait", 6, 0.5, 0.15, pressed(0.9, 0.85, 0.95), 0, true},
+		{"the code waits (a sleep)", 1.3, 0.4, 0.1, pressed(0.9, 0.85, 0.95), 0, true},
+		{"waits, but as much CPU", 1.3, 0.88, 0.9, pressed(0.9, 0.85, 0.95), 0, true},
+		{"quieter", 1.3, 1.05, 0.0, []analyze.Point{{HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.6}, {HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.5}}, -1, true},
+		{"current pressure unknown: the load decides", 2.6, 0.5, nan, pressed(0.9, 0.85, 0.95), 1, false},
+		{"most reference pressures unknown: the load decides", 1.3, 0.5, 0.9, append(pressed(0.9), hosts(0.85, 0.95)...), 0, false},
+	} {
+		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share, CPUPressure: c.pressure}, c.ref)
+		if ev.Change != c.want || ev.ByPressure != c.byPressure {
+			t.Errorf("%s: HostChange = %+v, want change %d (by pressure %v)", c.name, ev, c.want, c.byPressure)
+		}
+	}
+	r := analyze.Result{Status: analyze.StatusRegression, Current: 150, Reference: 100, DeltaPercent: 50}
+	if !analyze.ExplainedByHost(&r, analyze.Point{HostLoad: 1.3, CPUShare: 0.5, CPUPressure: 0.9}, pressed(0.9, 0.85, 0.95)) ||
+		!strings.Contains(r.Reason, "some task waited for a CPU 90% of their time, 10% in the history") {
+		t.Errorf("status %s, reason %q: want noisy, naming the pressures", r.Status, r.Reason)
 	}
 }
 
@@ -80,7 +125,7 @@ func TestExplainedByHost(t *testing.T) {
 		if c.share > 0.9 {
 			load = 0.3 // quieter
 		}
-		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: load, CPUShare: c.share}, ref)
+		changed := analyze.ExplainedByHost(&r, analyze.Point{HostLoad: load, CPUShare: c.share, CPUPressure: math.NaN()}, ref)
 		if r.Status != c.want || changed != (c.want != c.status) {
 			t.Errorf("%s %v against %v, share %v: status %s (changed %v), want %s", c.status, c.current, c.reference, c.share, r.Status, changed, c.want)
 		}

@@ -103,8 +103,9 @@ func PayloadIndexTemplate(n IndexNames, ws []Workload) map[string]any {
 					"id": keyword, "commit": keyword, "ref": keyword, "time": map[string]any{"type": "date"},
 					"ci": map[string]any{"properties": map[string]any{"engine": keyword, "run_id": keyword, "url": keyword}},
 				}},
-				"urls":      notIndexed,
-				"cpu_share": map[string]any{"type": "double"},
+				"urls":         notIndexed,
+				"cpu_share":    map[string]any{"type": "double"},
+				"cpu_pressure": map[string]any{"type": "double"},
 				"host_start": map[string]any{"properties": map[string]any{
 					"loadavg": map[string]any{"type": "double"}, "governor": keyword,
 				}},

@@ -35,6 +35,10 @@ type Record struct {
 	// CPUShare is the run's CPU time per second of wall time
 	// (metadata.cpu_share); 0 when the run does not say.
 	CPUShare float64 `json:"cpu_share,omitempty"`
+	// CPUPressure is the share of the run's wall time during which some
+	// task on the host waited for a CPU (metadata.cpu_pressure); nil when
+	// the run does not say.
+	CPUPressure *float64 `json:"cpu_pressure,omitempty"`
 	// Labels, Build, Defs and ExitCode may be shared by the records of one
 	// query (a store decodes each distinct label set, build and set of
 	// definitions once): read them, never modify them.
@@ -77,7 +81,7 @@ func RecordOf(p *models.Payload) Record {
 	if r.Labels == nil {
 		r.Labels = map[string]string{}
 	}
-	r.HostLoad, r.CPUShare = LoadOf(m.HostStart), m.CPUShare
+	r.HostLoad, r.CPUShare, r.CPUPressure = LoadOf(m.HostStart), m.CPUShare, m.CPUPressure
 	for name, v := range p.KPIs {
 		r.Values[name] = v.Value
 		r.Defs[name] = KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}

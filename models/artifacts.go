@@ -136,6 +136,24 @@ func (u *Usage) CPUShare() float64 {
 	return (u.Rusage.UtimeSeconds + u.Rusage.StimeSeconds) / u.WallSeconds
 }
 
+// CPUPressure is the share of the run's wall time during which some task
+// on the host waited for a CPU (the growth of HostState.CPUStallUS from
+// start to end, per second of wall time): about 0 on a host with a CPU
+// free for every runnable task, 1 when some task waited all along. Unlike
+// the load average, a decaying average of the past minute, it covers the
+// run's own seconds. false when start or end lacks the count.
+func (u *Usage) CPUPressure() (float64, bool) {
+	if u == nil || u.WallSeconds <= 0 || u.HostStart == nil || u.HostEnd == nil ||
+		u.HostStart.CPUStallUS == nil || u.HostEnd.CPUStallUS == nil {
+		return 0, false
+	}
+	d := float64(*u.HostEnd.CPUStallUS - *u.HostStart.CPUStallUS)
+	if d < 0 {
+		return 0, false
+	}
+	return min(1, d/1e6/u.WallSeconds), true
+}
+
 // HostState is the host at one instant around a run.
 type HostState struct {
 	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages; absent
@@ -145,6 +163,12 @@ type HostState struct {
 	// with its CPUs when they differ ("powersave (0-5), performance
 	// (6-7)"); absent when the kernel exposes no cpufreq (most VMs).
 	Governor string `json:"governor,omitempty"`
+	// CPUStallUS is /proc/pressure/cpu's "some" total (Linux pressure
+	// stall information): the microseconds since boot during which at
+	// least one runnable task waited for a CPU. Absent where the kernel
+	// keeps none. Its growth over a run is the run's CPU pressure
+	// (Usage.CPUPressure).
+	CPUStallUS *int64 `json:"cpu_stall_us,omitempty"`
 }
 
 // Rusage is the resource usage of the PI child process (getrusage RUSAGE_CHILDREN).

@@ -52,6 +52,10 @@ type Metadata struct {
 	// wall time (Usage.CPUShare), where the workload reads it; 0 when
 	// unknown. Below its usual value, the run waited for a CPU.
 	CPUShare float64 `json:"cpu_share,omitempty" validate:"gte=0"`
+	// CPUPressure is the share of the run's wall time during which some
+	// task on the host waited for a CPU (Usage.CPUPressure), where the
+	// workload reads it and the kernel counts it; nil otherwise.
+	CPUPressure *float64 `json:"cpu_pressure,omitempty" validate:"omitempty,gte=0,lte=1"`
 }
 
 // KPIValue is one KPI of a run as stored in its payload.

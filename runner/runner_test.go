@@ -177,6 +177,12 @@ func TestRunWritesTheArtifactContract(t *testing.T) {
 	if _, err := os.Stat("/proc/loadavg"); err == nil && (u.HostStart == nil || len(u.HostStart.LoadAvg) != 3 || u.HostEnd == nil || len(u.HostEnd.LoadAvg) != 3) {
 		t.Errorf("usage.json lacks the host's load: start %+v, end %+v", u.HostStart, u.HostEnd)
 	}
+	// And its CPU pressure, where the kernel counts it.
+	if _, err := os.Stat("/proc/pressure/cpu"); err == nil {
+		if p, ok := u.CPUPressure(); !ok || p < 0 || p > 1 {
+			t.Errorf("CPU pressure %v, %v from host_start %+v, host_end %+v", p, ok, u.HostStart, u.HostEnd)
+		}
+	}
 	if !strings.Contains(log.String(), "[3/4] e/002__helper=exit-3_repeat=1: exit code 3") {
 		t.Errorf("progress log:\n%s", log.String())
 	}
@@ -206,7 +212,7 @@ func TestRunRecordsTheHost(t *testing.T) {
 	}
 	var u models.Usage
 	decodeStrict(t, filepath.Join(results, "e", "000__run", UsageFile), &u)
-	want := &models.HostState{LoadAvg: []float64{5.12, 3.40, 2.01}, Governor: "powersave (0-5), performance (6-7)"}
+	want := &models.HostState{LoadAvg: []float64{5.12, 3.40, 2.01}, Governor: "powersave (0-5), performance (6-7)", CPUStallUS: new(int64(8123456789))}
 	if !reflect.DeepEqual(u.HostStart, want) || !reflect.DeepEqual(u.HostEnd, want) {
 		t.Errorf("host_start %+v, host_end %+v; want %+v", u.HostStart, u.HostEnd, want)
 	}

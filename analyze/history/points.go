@@ -74,7 +74,7 @@ func (p *Point) Analyze(kpi string) analyze.Point {
 	var host analyze.HostCounts
 	for _, r := range p.Runs {
 		if _, ok := r.Values[kpi]; ok {
-			host.Add(r.HostLoad, r.CPUShare)
+			host.Add(r.HostLoad, r.CPUShare, r.CPUPressure)
 		}
 	}
 	host.Set(&out)

@@ -716,7 +716,7 @@ func (a *analysis) evaluateKPI(e *Entry, name string, problems []string) *KPIRes
 		if !ok {
 			continue
 		}
-		host.Add(r.HostLoad, r.CPUShare)
+		host.Add(r.HostLoad, r.CPUShare, r.CPUPressure)
 		if len(values) == 0 {
 			res.Unit, res.Direction = v.Unit, analyze.DirectionOf(v.LowerBetter)
 		}

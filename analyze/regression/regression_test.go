@@ -537,3 +537,45 @@ func TestBusierHostIsNoisy(t *testing.T) {
 		}
 	}
 }
+
+// TestBusierHostByPressure: where the history and the current runs count
+// the CPU pressure, it decides in place of the load: a current build 20%
+// slower with less CPU is noisy when some task waited for a CPU most of
+// its time, though its load at start is the history's (a busy phase the
+// load average has not caught up with), and a regression when the
+// pressure is the history's, though the load is higher (niced work).
+func TestBusierHostByPressure(t *testing.T) {
+	t.Parallel()
+	h := newHistory()
+	for i := range 6 {
+		h.add(fmt.Sprint("h", i), t0.Add(time.Duration(i)*time.Hour), labels("version", fmt.Sprint("v", i), "size", "64"), map[string]float64{"rate": 50})
+		h.payloads[i].Metadata.HostStart = &models.HostState{LoadAvg: []float64{1.3, 1, 1}}
+		h.payloads[i].Metadata.CPUShare = 0.9
+		h.payloads[i].Metadata.CPUPressure = new(0.1)
+		if _, err := h.Put(context.Background(), h.payloads[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		load, pressure float64
+		want           analyze.Status
+	}{
+		{1.3, 0.9, analyze.StatusNoisy},
+		{2.8, 0.15, analyze.StatusRegression},
+	} {
+		var runs []regression.Run
+		for k := range 3 {
+			r := run(fmt.Sprint("cur", k), fmt.Sprint("c", k), "v9", "64", 40)
+			r.HostLoad, r.CPUShare, r.CPUPressure = new(c.load), 0.6, new(c.pressure)
+			runs = append(runs, r)
+		}
+		rep := analyseWith(t, "threshold", h, runs, nil)
+		r := result(t, rep, 1, "rate")
+		if r.Status != c.want {
+			t.Errorf("load %v, pressure %v: status %s (%s); want %s", c.load, c.pressure, r.Status, r.Reason(), c.want)
+		}
+		if c.want == analyze.StatusNoisy && !strings.Contains(r.Reason(), "some task waited for a CPU 90% of their time, 10% in the history") {
+			t.Errorf("reason %q", r.Reason())
+		}
+	}
+}

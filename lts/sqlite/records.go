@@ -154,7 +154,7 @@ type summaryRow struct {
 // they use that shared lacks.
 func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs) ([]lts.Record, error) {
 	args, pos := idArgs(ids)
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -166,15 +166,18 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 		var id, startNS int64
 		var uuid string
 		var build sql.NullInt64
-		var load, share sql.NullFloat64
+		var load, share, pressure sql.NullFloat64
 		var r summaryRow
-		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share); err != nil {
+		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share, &pressure); err != nil {
 			return nil, err
 		}
 		i := pos[id]
 		out[i] = lts.Record{TestUUID: uuid, Time: time.Unix(0, startNS).UTC(), CPUShare: share.Float64}
 		if load.Valid {
 			out[i].HostLoad = &load.Float64
+		}
+		if pressure.Valid {
+			out[i].CPUPressure = &pressure.Float64
 		}
 		missingLabels = want(shared.labels, r.labelSet, missingLabels)
 		missingKinds = want(shared.kinds, r.kind, missingKinds)

@@ -73,6 +73,8 @@ func TestMigrationFillsRecords(t *testing.T) {
 			}
 			ps[3].Metadata.HostStart = &models.HostState{Governor: "performance"} // no load
 			ps[3].Metadata.CPUShare = 0.75
+			pressure := 0.25
+			ps[3].Metadata.CPUPressure = &pressure
 			k := ps[0].KPIs["elapsed_ms"]
 			k.Help = `ms <from> "the" median & more`
 			ps[0].KPIs["elapsed_ms"] = k

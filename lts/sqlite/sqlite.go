@@ -164,6 +164,11 @@ var migrations = []string{
 	UPDATE summaries SET
 		host_load = (SELECT p.payload->>'$.metadata.host_start.loadavg[0]' FROM payloads p WHERE p.id = summaries.id),
 		cpu_share = (SELECT p.payload->>'$.metadata.cpu_share' FROM payloads p WHERE p.id = summaries.id);`,
+	// 9: each summary's CPU pressure (lts.Record.CPUPressure,
+	// metadata.cpu_pressure), NULL when the payload does not say.
+	`ALTER TABLE summaries ADD COLUMN cpu_pressure REAL;
+	UPDATE summaries SET
+		cpu_pressure = (SELECT p.payload->>'$.metadata.cpu_pressure' FROM payloads p WHERE p.id = summaries.id);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -450,7 +455,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -482,6 +487,14 @@ func hostLoad(h *models.HostState) any {
 		return *l
 	}
 	return nil
+}
+
+// nullIfNil is NULL for nil (unknown), else *v.
+func nullIfNil(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 // nullIfZero is NULL for 0 (unknown), else v.
@@ -543,7 +556,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare)); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure)); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)

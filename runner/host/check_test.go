@@ -241,9 +241,13 @@ func TestState(t *testing.T) {
 	if s.Governor != "powersave (0-5), performance (6-7)" {
 		t.Errorf("governor %q", s.Governor)
 	}
-	// A VM: no governor, the load still recorded.
+	if s.CPUStallUS == nil || *s.CPUStallUS != 8123456789 {
+		t.Errorf("cpu_stall_us %v, want /proc/pressure/cpu's some total", s.CPUStallUS)
+	}
+	// A VM: no governor, the load still recorded; a kernel without
+	// pressure stall information is no error.
 	vm, _ := fixture(t, "vm-cgroupv1")
-	if s, err := vm.State(); err != nil || s.Governor != "" || len(s.LoadAvg) != 3 {
+	if s, err := vm.State(); err != nil || s.Governor != "" || len(s.LoadAvg) != 3 || s.CPUStallUS != nil {
 		t.Errorf("vm state %+v, %v", s, err)
 	}
 	// Nothing readable: an error naming the file, an empty state.
@@ -304,4 +308,36 @@ func write(t *testing.T, root, name, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestParseStall(t *testing.T) {
+	t.Parallel()
+	n, err := parseStall("some avg10=0.00 avg60=0.10 avg300=0.05 total=120\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=7")
+	if err != nil || n != 120 {
+		t.Errorf("parseStall = %d, %v; want the some line's 120", n, err)
+	}
+	for text, want := range map[string]string{
+		"":                                  "no some line",
+		"full total=3":                      "no some line",
+		"some avg10=1.00":                   "the some line has no total",
+		"some total=-4":                     `total "-4" is not a count`,
+		"some total=12x":                    `total "12x" is not a count`,
+		"some total=9999999999999999999999": "is not a count",
+	} {
+		if _, err := parseStall(text); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/proc/pressure/cpu: ") {
+			t.Errorf("parseStall(%q) error %v, want one naming the file and %q", text, err, want)
+		}
+	}
+}
+
+// FuzzParseStall: the file is the kernel's, but a parser never panics nor
+// returns a negative count.
+func FuzzParseStall(f *testing.F) {
+	f.Add("some avg10=0.00 avg60=0.00 avg300=0.00 total=31888781617\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+	f.Add("some total=")
+	f.Fuzz(func(t *testing.T, text string) {
+		if n, err := parseStall(text); err == nil && n < 0 {
+			t.Errorf("parseStall(%q) = %d", text, n)
+		}
+	})
 }

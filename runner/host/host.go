@@ -152,5 +152,45 @@ func (h Host) State() (models.HostState, error) {
 	}
 	govs, gerr := h.Governors()
 	s.Governor = GovernorText(govs)
-	return s, errors.Join(lerr, gerr)
+	stall, serr := h.CPUStall()
+	if serr == nil {
+		s.CPUStallUS = &stall
+	} else if errors.Is(serr, fs.ErrNotExist) {
+		serr = nil // a kernel without pressure stall information
+	}
+	return s, errors.Join(lerr, gerr, serr)
+}
+
+// CPUStall reads /proc/pressure/cpu's "some" total (Linux pressure stall
+// information, Documentation/accounting/psi.rst): the microseconds since
+// boot during which at least one runnable task waited for a CPU. The
+// error wraps fs.ErrNotExist on a kernel without it.
+func (h Host) CPUStall() (int64, error) {
+	text, err := h.read("/proc/pressure/cpu")
+	if err != nil {
+		return 0, err
+	}
+	return parseStall(text)
+}
+
+// parseStall finds the total of the "some" line of a PSI file ("some
+// avg10=0.00 avg60=0.00 avg300=0.00 total=12345").
+func parseStall(text string) (int64, error) {
+	for line := range strings.SplitSeq(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "some" {
+			continue
+		}
+		for _, kv := range f[1:] {
+			if v, ok := strings.CutPrefix(kv, "total="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n < 0 {
+					return 0, fmt.Errorf("/proc/pressure/cpu: total %q is not a count of microseconds", parsers.Truncate(v, 40))
+				}
+				return n, nil
+			}
+		}
+		return 0, fmt.Errorf("/proc/pressure/cpu: the some line has no total")
+	}
+	return 0, fmt.Errorf("/proc/pressure/cpu: no some line in %q", parsers.Truncate(text, 80))
 }

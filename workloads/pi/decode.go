@@ -368,7 +368,11 @@ func hostState(raw json.RawMessage, field string, w warner) *models.HostState {
 		w.Warnf("%s: field %s.loadavg: %v is not three load averages", UsageFile, field, s.LoadAvg)
 		s.LoadAvg = nil
 	}
-	if s.LoadAvg == nil && s.Governor == "" {
+	if s.CPUStallUS != nil && *s.CPUStallUS < 0 {
+		w.Warnf("%s: field %s.cpu_stall_us: %d is not a count of microseconds", UsageFile, field, *s.CPUStallUS)
+		s.CPUStallUS = nil
+	}
+	if s.LoadAvg == nil && s.Governor == "" && s.CPUStallUS == nil {
 		return nil
 	}
 	return &s

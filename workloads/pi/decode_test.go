@@ -453,6 +453,19 @@ func TestDecodeUsage(t *testing.T) {
 				}
 			},
 		},
+		{
+			name:     "a negative stall count",
+			data:     `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "host_start": {"loadavg": [1, 1, 1], "cpu_stall_us": -3}, "host_end": {"cpu_stall_us": 60000000}}`,
+			warnings: []string{"usage.json: field host_start.cpu_stall_us: -3 is not a count of microseconds"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.HostStart == nil || u.HostStart.CPUStallUS != nil || u.HostEnd == nil || *u.HostEnd.CPUStallUS != 60000000 {
+					t.Errorf("usage = %+v", u)
+				}
+				if _, ok := u.CPUPressure(); ok {
+					t.Errorf("a CPU pressure from a dropped count")
+				}
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {

@@ -146,6 +146,9 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 	if r.Usage != nil {
 		p.Metadata.Start, p.Metadata.End = r.Usage.Start, r.Usage.End
 		p.Metadata.HostStart, p.Metadata.CPUShare = r.Usage.HostStart, r.Usage.CPUShare()
+		if v, ok := r.Usage.CPUPressure(); ok {
+			p.Metadata.CPUPressure = &v
+		}
 	}
 	maps.Copy(p.Metadata.URLs, r.URLs)
 	fillLabels(p.Metadata.Labels, e.Settings, r)

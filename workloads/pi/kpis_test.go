@@ -42,7 +42,8 @@ func numpyResults() *Results {
 		},
 		Usage: &models.Usage{Start: start, End: start.Add(5 * time.Second), WallSeconds: 5,
 			Rusage:    models.Rusage{UtimeSeconds: 5.25, StimeSeconds: 0.5, MaxRSSBytes: 96 << 20},
-			HostStart: &models.HostState{LoadAvg: []float64{1.5, 1.25, 1}}},
+			HostStart: &models.HostState{LoadAvg: []float64{1.5, 1.25, 1}, CPUStallUS: new(int64(7_000_000))},
+			HostEnd:   &models.HostState{LoadAvg: []float64{1.6, 1.25, 1}, CPUStallUS: new(int64(9_000_000))}},
 		Config: json.RawMessage(`{"pi":"matmul"}`),
 		URLs:   map[string]string{"artifacts": "https://ci.example/r/expe/001/", "pi.json": "https://ci.example/r/expe/001/pi.json"},
 	}
@@ -119,6 +120,10 @@ func TestPayloadOfANumpyRun(t *testing.T) {
 	}
 	if s := lts.RecordOf(p).CPUShare; s != 5.75/5 {
 		t.Errorf("CPU share %v, want %v (usage.json rusage over wall)", s, 5.75/5)
+	}
+	// Some task waited for a CPU 2 s of the run's 5.
+	if v := lts.RecordOf(p).CPUPressure; v == nil || *v != 0.4 {
+		t.Errorf("CPU pressure %v, want 0.4 (usage.json host_end.cpu_stall_us - host_start's, over wall)", v)
 	}
 	res := p.Results.(*PayloadResults)
 	if res.PI == nil || res.HWInfo == nil || res.Usage == nil || string(res.Config) != `{"pi":"matmul"}` {
