@@ -13,7 +13,8 @@ func newHostCmd(g *globals) *cobra.Command {
 		Use:   "host",
 		Short: "Tell how fit this host is to measure on",
 		Long: `host check prints, as pyperf's system show does, what makes this host
-noisy: the load average against the online CPUs, the CPU frequency governor,
+noisy: the load average against the online CPUs, the CPU pressure (the share
+of the last 10 s some task waited for a CPU), the CPU frequency governor,
 turbo (intel_pstate or cpufreq boost), SMT, the other processes busy over a
 short watch (--sample), the cgroup's CPU quota and ASLR; one line each,
 judged ok, noisy, info or unknown, why the noisy and info ones matter, and a

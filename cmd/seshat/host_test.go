@@ -20,7 +20,7 @@ func TestHostCheckCommand(t *testing.T) {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	for i, name := range []string{"load", "governor", "turbo", "smt", "busy", "cgroup", "aslr"} {
+	for i, name := range []string{"load", "pressure", "governor", "turbo", "smt", "busy", "cgroup", "aslr"} {
 		if i >= len(lines) || !strings.HasPrefix(lines[i], name+" ") {
 			t.Fatalf("line %d is not the %s check:\n%s", i+1, name, r.stdout)
 		}
@@ -43,11 +43,11 @@ func TestHostCheckCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if (doc.Verdict != "quiet" && doc.Verdict != "noisy") || !strings.HasPrefix(doc.Summary, "host: "+doc.Verdict) || doc.CPUs == 0 || len(doc.Checks) != 7 {
+	if (doc.Verdict != "quiet" && doc.Verdict != "noisy") || !strings.HasPrefix(doc.Summary, "host: "+doc.Verdict) || doc.CPUs == 0 || len(doc.Checks) != 8 {
 		t.Errorf("%+v", doc)
 	}
-	if doc.Checks[4].Name != "busy" || doc.Checks[4].State != "not watched" {
-		t.Errorf("--sample 0 watched: %+v", doc.Checks[4])
+	if doc.Checks[5].Name != "busy" || doc.Checks[5].State != "not watched" {
+		t.Errorf("--sample 0 watched: %+v", doc.Checks[5])
 	}
 }
 
@@ -124,7 +124,7 @@ func TestRunWarnsOnceOnBusyHost(t *testing.T) {
 	if err := json.Unmarshal(data, &u); err != nil {
 		t.Fatal(err)
 	}
-	want := models.HostState{LoadAvg: []float64{5.12, 3.4, 2.01}, Governor: "powersave (0-5), performance (6-7)"}
+	want := models.HostState{LoadAvg: []float64{5.12, 3.4, 2.01}, Governor: "powersave (0-5), performance (6-7)", CPUStallUS: new(int64(8123456789))}
 	if u.HostStart == nil || u.HostEnd == nil || !reflect.DeepEqual(*u.HostStart, want) || !reflect.DeepEqual(*u.HostEnd, want) {
 		t.Errorf("usage.json host_start %+v, host_end %+v; want %+v", u.HostStart, u.HostEnd, want)
 	}

@@ -31,6 +31,10 @@ const (
 	// near 0; half the CPUs kept busy by other work is more than a
 	// measurement should share.
 	BusyLoadPerCPU = 0.5
+	// BusyPressure is the share of the last 10 seconds during which some
+	// task waited for a CPU (/proc/pressure/cpu's avg10) from which the
+	// host is busy: the wait a PI started now would likely meet.
+	BusyPressure = 0.2
 	// BusyProcessCPU is the CPU use, in CPUs (0.1: 10% of one), from which
 	// another process counts as busy while the host is watched.
 	BusyProcessCPU = 0.1
@@ -88,6 +92,7 @@ func Inspect(ctx context.Context, h Host, o Options) (Report, error) {
 	r.Busy = busy.procs
 	r.Checks = []Check{
 		h.checkLoad(r.CPUs),
+		h.checkPressure(),
 		h.checkGovernor(),
 		h.checkTurbo(),
 		h.checkSMT(),
@@ -202,6 +207,31 @@ func (h Host) checkLoad(cpus int) Check {
 	if load[0] >= BusyLoadPerCPU*float64(cpus) {
 		c.Status = Noisy
 		c.Why = fmt.Sprintf("the 1-minute load average is %.2f a CPU (%.1f or more is busy): other work shares the CPUs; wait for it, or measure on a quieter host", load[0]/float64(cpus), BusyLoadPerCPU)
+	}
+	return c
+}
+
+func (h Host) checkPressure() Check {
+	c := Check{Name: "pressure", Status: Unknown}
+	text, err := h.read("/proc/pressure/cpu")
+	if errors.Is(err, fs.ErrNotExist) {
+		c.State = "not counted (a kernel without pressure stall information)"
+		return c
+	}
+	var p psi
+	if err == nil {
+		p, err = parsePSI(text)
+	}
+	if err != nil {
+		c.State = unreadable(err)
+		return c
+	}
+	c.State = fmt.Sprintf("some task waited for a CPU %.0f%% of the last 10 s, %.0f%% of the last minute", p.avg10, p.avg60)
+	c.Status = OK
+	if p.avg10 >= 100*BusyPressure {
+		c.Status = Noisy
+		c.short = fmt.Sprintf("CPU pressure %.0f%%", p.avg10)
+		c.Why = fmt.Sprintf("runnable tasks waited for a CPU (%.0f%% or more of the time is busy): a PI started now would wait too, and its runs would vary with the wait", 100*BusyPressure)
 	}
 	return c
 }

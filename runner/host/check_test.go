@@ -63,7 +63,7 @@ func TestInspectFixtures(t *testing.T) {
 		verdict string
 	}{
 		{"quiet-bare-metal", "host: quiet"},
-		{"noisy-laptop", "host: noisy (load 5.1 on 8 CPUs; governor powersave (0-5), performance (6-7); turbo on; busy: stress-ng, cc1, Web Content (x); CPU quota 1.5 CPUs of 8)"},
+		{"noisy-laptop", "host: noisy (load 5.1 on 8 CPUs; CPU pressure 32%; governor powersave (0-5), performance (6-7); turbo on; busy: stress-ng, cc1, Web Content (x); CPU quota 1.5 CPUs of 8)"},
 		{"vm-cgroupv1", "host: quiet"},
 	}
 	for _, tc := range tests {
@@ -323,6 +323,8 @@ func TestParseStall(t *testing.T) {
 		"some total=-4":                     `total "-4" is not a count`,
 		"some total=12x":                    `total "12x" is not a count`,
 		"some total=9999999999999999999999": "is not a count",
+		"some avg10=120.00 total=5":         `avg10 "120.00" is not a percentage`,
+		"some avg10=0.1 avg60=x total=5":    `avg60 "x" is not a percentage`,
 	} {
 		if _, err := parseStall(text); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/proc/pressure/cpu: ") {
 			t.Errorf("parseStall(%q) error %v, want one naming the file and %q", text, err, want)

@@ -173,24 +173,56 @@ func (h Host) CPUStall() (int64, error) {
 	return parseStall(text)
 }
 
-// parseStall finds the total of the "some" line of a PSI file ("some
-// avg10=0.00 avg60=0.00 avg300=0.00 total=12345").
+// psi is the "some" line of /proc/pressure/cpu: the share of the last 10
+// and 60 seconds, in percent, and the microseconds since boot during which
+// at least one runnable task waited for a CPU.
+type psi struct {
+	avg10, avg60 float64
+	total        int64
+}
+
+// parseStall is the total of the "some" line of a PSI file.
 func parseStall(text string) (int64, error) {
+	p, err := parsePSI(text)
+	return p.total, err
+}
+
+// parsePSI reads the "some" line of a PSI file ("some avg10=0.00
+// avg60=0.00 avg300=0.00 total=12345"); its total is required, its
+// averages are 0 when absent.
+func parsePSI(text string) (psi, error) {
 	for line := range strings.SplitSeq(text, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || f[0] != "some" {
 			continue
 		}
+		var p psi
+		total := false
 		for _, kv := range f[1:] {
-			if v, ok := strings.CutPrefix(kv, "total="); ok {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "total":
 				n, err := strconv.ParseInt(v, 10, 64)
 				if err != nil || n < 0 {
-					return 0, fmt.Errorf("/proc/pressure/cpu: total %q is not a count of microseconds", parsers.Truncate(v, 40))
+					return psi{}, fmt.Errorf("/proc/pressure/cpu: total %q is not a count of microseconds", parsers.Truncate(v, 40))
 				}
-				return n, nil
+				p.total, total = n, true
+			case "avg10", "avg60":
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || !(x >= 0 && x <= 100) {
+					return psi{}, fmt.Errorf("/proc/pressure/cpu: %s %q is not a percentage", k, parsers.Truncate(v, 40))
+				}
+				if k == "avg10" {
+					p.avg10 = x
+				} else {
+					p.avg60 = x
+				}
 			}
 		}
-		return 0, fmt.Errorf("/proc/pressure/cpu: the some line has no total")
+		if !total {
+			return psi{}, fmt.Errorf("/proc/pressure/cpu: the some line has no total")
+		}
+		return p, nil
 	}
-	return 0, fmt.Errorf("/proc/pressure/cpu: no some line in %q", parsers.Truncate(text, 80))
+	return psi{}, fmt.Errorf("/proc/pressure/cpu: no some line in %q", parsers.Truncate(text, 80))
 }
