@@ -349,10 +349,22 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 		}
 		return out, err
 	}
-	spans := buildSpans(snap.builds[id], runtime.GOMAXPROCS(0))
+	b := snap.builds[id]
+	// The workloads it ran, by the index: those read whole, and whether
+	// any is read as records.
+	var whole []string
+	records := false
+	for _, sr := range b.Series {
+		if !s.needsResults(sr.Workload) {
+			records = true
+		} else if !slices.Contains(whole, sr.Workload) {
+			whole = append(whole, sr.Workload)
+		}
+	}
+	spans := buildSpans(b, runtime.GOMAXPROCS(0))
 	parts := make([]buildRunsOf, len(spans))
 	errs := make([]error, len(spans))
-	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i]) })
+	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], records, whole) })
 	if err := errors.Join(errs...); err != nil {
 		return buildRunsOf{}, err
 	}
@@ -391,21 +403,20 @@ func buildSpans(b *build, n int) []lts.Query {
 	return append(out, last)
 }
 
-// buildRunsIn reads the runs of one query of a build (buildRuns).
-func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query) (buildRunsOf, error) {
+// buildRunsIn reads the runs of one query of a build (buildRuns): as
+// records when records is set (the runs of a workload read whole left
+// out), and the payloads of the workloads read whole, one query each.
+func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, records bool, whole []string) (buildRunsOf, error) {
 	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
-	var whole []string // workloads read as payloads, in the order met
-	for r, err := range s.opts.Store.Records(ctx, q) {
-		if err != nil {
-			return out, err
-		}
-		if s.needsResults(r.Workload) {
-			if !slices.Contains(whole, r.Workload) {
-				whole = append(whole, r.Workload)
+	if records {
+		for r, err := range s.opts.Store.Records(ctx, q) {
+			if err != nil {
+				return out, err
 			}
-			continue
+			if !s.needsResults(r.Workload) {
+				out.add(snap, recordPayload(r))
+			}
 		}
-		out.add(snap, recordPayload(r))
 	}
 	for _, w := range whole {
 		q := q
@@ -427,15 +438,26 @@ func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
 	}
 }
 
-// addWhole puts a run read whole in its series: what its record holds and
-// the samples of its KPIs.
+// addWhole puts a run read whole in its series: what compare.Build reads
+// of it and the samples of its KPIs. Its labels are its series' (the
+// run's less the keys compare.Build leaves out: one map a series, so
+// compare.Build makes each entry once), its KPIs their values, units and
+// directions: a build's runs are kept for the next comparison
+// (Server.builds), and their decoded labels and KPI texts were 30-40 MB
+// of BenchmarkExplorer's peak RSS (api-compare-samples-cold 430-443 ->
+// 391-404 MB).
 func (s *Server) addWhole(snap *snapshot, b *buildRunsOf, p *models.Payload) {
-	if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
+	ref, ok := snap.runs[p.Metadata.TestUUID]
+	if !ok {
 		return
 	}
 	m := p.Metadata
-	q := &models.Payload{Metadata: models.Metadata{TestUUID: m.TestUUID, Workload: m.Workload, Start: m.Start, Build: m.Build, Labels: m.Labels, ExitCode: m.ExitCode},
-		KPIs: p.KPIs}
+	kpis := make(map[string]models.KPIValue, len(p.KPIs))
+	for name, v := range p.KPIs {
+		kpis[name] = models.KPIValue{Value: v.Value, Unit: v.Unit, LowerBetter: v.LowerBetter}
+	}
+	q := &models.Payload{Metadata: models.Metadata{TestUUID: m.TestUUID, Workload: m.Workload, Start: m.Start, Build: m.Build, Labels: ref.series.Labels, ExitCode: m.ExitCode},
+		KPIs: kpis}
 	if f := s.opts.Compare.Samples; f != nil {
 		m := map[string][]float64{}
 		for name := range p.KPIs {
