@@ -262,6 +262,35 @@ func putBenchVerdicts(s lts.Store) error {
 //
 // The comparison's p95 target (200 ms) is still to be shown on a quiet
 // machine: at a load of 1-2 the before was 191-256 p95 291-379 ms.
+//
+// The sampled comparison since (issue 25): the hierarchical bootstrap
+// takes each side's exact bootstrap variance instead of drawing 2000
+// resamples (1.2 s of CPU a comparison went to drawing them); pi reads a
+// stored run's samples up to its @result; the runs of the last 2 builds
+// read are kept for the next comparison (stepping through builds reads one
+// build a call), a build is read in spans of its time on both cores,
+// without its records when every workload it ran is read whole, and a run
+// read whole is kept as its series' labels and its KPI values. Two runs of
+// each binary alternating (-bench 'Explorer/api-compare' -benchtime 10x,
+// main at 5424a8b; the machine at a load of 9-12, so the wall times are
+// 3-5 times a quiet machine's; mean and p95 in ms), and the CPU of a cold
+// sampled comparison (user + sys of the process, from runs of 1 and 11
+// calls: -bench 'Explorer/api-compare-samples-cold$'):
+//
+//	                          main                       this change
+//	api-compare (same pair)   91-130 p95 395-768         115-116 p95 680-702
+//	api-compare-samples       640-788 p95 5905-7448      289-316 p95 2499-2579
+//	api-compare-cold          469-547 p95 916-1001       361-381 p95 539-718
+//	api-compare-samples-cold  3920-4575 p95 5788-6253    933-1054 p95 1489-2541
+//	CPU of a sampled one      2.56-2.89 s                0.75-1.26 s
+//	peak RSS after them       408-431 MB                 477-479 MB [500]
+//
+// The first call of api-compare-samples (its p95 of 10 calls) reads both
+// builds. What a cold sampled comparison's CPU is now (pprof): the store
+// decoding the build's whole payloads (lts.DecodeStored, about 0.4 s:
+// metadata, KPIs and results decoded for the samples alone), pi's
+// samples 0.1 s, compare.Build 0.13 s. A store that read only a run's
+// results would take most of what is left.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
