@@ -330,11 +330,10 @@ type buildRunsOf struct {
 // reads them. A build's runs are read as `seshat compare build:ID` reads
 // them (compare.StoreBuild), but only what the comparison uses: the
 // records of the build (labels and KPIs: neither settings nor results
-// decoded), and the whole payloads of the workloads whose results hold
-// per-iteration samples for Options.Compare.Samples (needsResults). Of a
-// payload read whole only what its record holds and the samples of its
-// KPIs are kept, taken as it is read: a build's payloads are never all in
-// memory. A run that names no build is read by compare.StoreBuild.
+// decoded), and the results of the runs of the workloads whose results
+// hold per-iteration samples for Options.Compare.Samples (needsResults),
+// whose samples are taken as they are read: a build's payloads are never
+// all in memory. A run that names no build is read by compare.StoreBuild.
 //
 // The build is read in as many spans of its time as there are cores,
 // each as many of its runs, on its own goroutine (a store decodes a span
@@ -345,7 +344,7 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 		out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
 		for _, p := range ps {
-			s.addWhole(snap, &out, p)
+			s.addSampled(snap, &out, p, p.Results)
 		}
 		return out, err
 	}
@@ -403,29 +402,36 @@ func buildSpans(b *build, n int) []lts.Query {
 	return append(out, last)
 }
 
-// buildRunsIn reads the runs of one query of a build (buildRuns): as
-// records when records is set (the runs of a workload read whole left
-// out), and the payloads of the workloads read whole, one query each.
+// buildRunsIn reads the runs of one query of a build (buildRuns): each
+// as its record (labels and KPIs), and the results of the runs of the
+// workloads in whole (one query each, Query.ResultsOnly), from which
+// their samples are taken as they are read.
 func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, records bool, whole []string) (buildRunsOf, error) {
 	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
-	if records {
-		for r, err := range s.opts.Store.Records(ctx, q) {
-			if err != nil {
-				return out, err
-			}
-			if !s.needsResults(r.Workload) {
-				out.add(snap, recordPayload(r))
-			}
+	if !records && len(whole) == 0 {
+		return out, nil
+	}
+	sampled := map[string]*models.Payload{} // the runs of the workloads in whole, by test_uuid
+	for r, err := range s.opts.Store.Records(ctx, q) {
+		if err != nil {
+			return out, err
+		}
+		if p := recordPayload(r); s.needsResults(r.Workload) {
+			sampled[r.TestUUID] = p
+		} else {
+			out.add(snap, p)
 		}
 	}
 	for _, w := range whole {
 		q := q
-		q.Workload = w
-		for p, err := range s.opts.Store.Payloads(ctx, q) {
+		q.Workload, q.ResultsOnly = w, true
+		for res, err := range s.opts.Store.Payloads(ctx, q) {
 			if err != nil {
 				return out, err
 			}
-			s.addWhole(snap, &out, p)
+			if p := sampled[res.Metadata.TestUUID]; p != nil {
+				s.addSampled(snap, &out, p, res.Results)
+			}
 		}
 	}
 	return out, nil
@@ -438,36 +444,24 @@ func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
 	}
 }
 
-// addWhole puts a run read whole in its series: what compare.Build reads
-// of it and the samples of its KPIs. Its labels are its series' (the
-// run's less the keys compare.Build leaves out: one map a series, so
-// compare.Build makes each entry once), its KPIs their values, units and
-// directions: a build's runs are kept for the next comparison
-// (Server.builds), and their decoded labels and KPI texts were 30-40 MB
-// of BenchmarkExplorer's peak RSS (api-compare-samples-cold 430-443 ->
-// 391-404 MB).
-func (s *Server) addWhole(snap *snapshot, b *buildRunsOf, p *models.Payload) {
-	ref, ok := snap.runs[p.Metadata.TestUUID]
-	if !ok {
+// addSampled puts a run of the index in its series with the samples of
+// its KPIs that its results hold: the run is kept without them (a build's
+// runs are kept for the next comparison, Server.builds).
+func (s *Server) addSampled(snap *snapshot, b *buildRunsOf, p *models.Payload, results any) {
+	if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
 		return
 	}
-	m := p.Metadata
-	kpis := make(map[string]models.KPIValue, len(p.KPIs))
-	for name, v := range p.KPIs {
-		kpis[name] = models.KPIValue{Value: v.Value, Unit: v.Unit, LowerBetter: v.LowerBetter}
-	}
-	q := &models.Payload{Metadata: models.Metadata{TestUUID: m.TestUUID, Workload: m.Workload, Start: m.Start, Build: m.Build, Labels: ref.series.Labels, ExitCode: m.ExitCode},
-		KPIs: kpis}
 	if f := s.opts.Compare.Samples; f != nil {
+		whole := &models.Payload{Metadata: p.Metadata, KPIs: p.KPIs, Results: results}
 		m := map[string][]float64{}
 		for name := range p.KPIs {
-			if vs := f(p, name); vs != nil {
+			if vs := f(whole, name); vs != nil {
 				m[name] = vs
 			}
 		}
-		b.samples[q] = m
+		b.samples[p] = m
 	}
-	b.add(snap, q)
+	b.add(snap, p)
 }
 
 // needsResults tells whether comparing the runs of a workload needs
