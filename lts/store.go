@@ -76,9 +76,9 @@ func DecodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
 }
 
 // DecodeStoredResults decodes of a stored payload only its test_uuid,
-// workload and results (Query.ResultsOnly), the results kept as raw JSON:
-// decoding the metadata and KPIs of a pi payload was four fifths of
-// decoding it whole.
+// workload and results (Query.ResultsOnly), the results kept as raw JSON
+// (BenchmarkDecodeStored, a pi payload: 67-78 µs whole, 45 µs its results
+// only; the metadata's maps and the KPIs' times are not made).
 func DecodeStoredResults(data []byte) (*models.Payload, error) {
 	var doc struct {
 		Metadata struct {
@@ -91,7 +91,7 @@ func DecodeStoredResults(data []byte) (*models.Payload, error) {
 		return nil, err
 	}
 	p := &models.Payload{Metadata: models.Metadata{TestUUID: doc.Metadata.TestUUID, Workload: doc.Metadata.Workload}}
-	if doc.Results != nil {
+	if doc.Results != nil && string(doc.Results) != "null" {
 		p.Results = &doc.Results
 	}
 	return p, nil
