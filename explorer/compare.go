@@ -269,6 +269,10 @@ const maxCachedComparisons = 2
 // reads one build, the other kept from the comparison before.
 const maxCachedBuilds = 2
 
+// cacheKey is what a snapshotCache is keyed by: a build id or two
+// (the package's comparable func hides the predeclared constraint).
+type cacheKey interface{ string | [2]string }
+
 // snapshotCache keeps the last values made on one index, so that a
 // comparison asked again (the page and /api/compare, a reload, a script
 // polling), or a build compared again with another, is not read and
@@ -276,10 +280,6 @@ const maxCachedBuilds = 2
 // of the index (buildRuns reads no other, and a stored run does not
 // change), so they are kept until the index is read again. The values are
 // shared between requests: nothing changes one once made.
-// cacheKey is what a snapshotCache is keyed by: a build id or two
-// (the package's comparable func hides the predeclared constraint).
-type cacheKey interface{ string | [2]string }
-
 type snapshotCache[K cacheKey, V any] struct {
 	max    int
 	mu     sync.Mutex
@@ -349,21 +349,16 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 		return out, err
 	}
 	b := snap.builds[id]
-	// The workloads it ran, by the index: those read whole, and whether
-	// any is read as records.
-	var whole []string
-	records := false
+	var whole []string // the workloads it ran (the index's) whose results are read
 	for _, sr := range b.Series {
-		if !s.needsResults(sr.Workload) {
-			records = true
-		} else if !slices.Contains(whole, sr.Workload) {
+		if s.needsResults(sr.Workload) && !slices.Contains(whole, sr.Workload) {
 			whole = append(whole, sr.Workload)
 		}
 	}
 	spans := buildSpans(b, runtime.GOMAXPROCS(0))
 	parts := make([]buildRunsOf, len(spans))
 	errs := make([]error, len(spans))
-	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], records, whole) })
+	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], whole) })
 	if err := errors.Join(errs...); err != nil {
 		return buildRunsOf{}, err
 	}
@@ -406,11 +401,8 @@ func buildSpans(b *build, n int) []lts.Query {
 // as its record (labels and KPIs), and the results of the runs of the
 // workloads in whole (one query each, Query.ResultsOnly), from which
 // their samples are taken as they are read.
-func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, records bool, whole []string) (buildRunsOf, error) {
+func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, whole []string) (buildRunsOf, error) {
 	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
-	if !records && len(whole) == 0 {
-		return out, nil
-	}
 	sampled := map[string]*models.Payload{} // the runs of the workloads in whole, by test_uuid
 	for r, err := range s.opts.Store.Records(ctx, q) {
 		if err != nil {
@@ -445,8 +437,8 @@ func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
 }
 
 // addSampled puts a run of the index in its series with the samples of
-// its KPIs that its results hold: the run is kept without them (a build's
-// runs are kept for the next comparison, Server.builds).
+// its KPIs that results hold, its own or read apart from it: the run
+// kept for the next comparison (Server.builds) need not hold them.
 func (s *Server) addSampled(snap *snapshot, b *buildRunsOf, p *models.Payload, results any) {
 	if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
 		return
