@@ -262,6 +262,37 @@ func putBenchVerdicts(s lts.Store) error {
 //
 // The comparison's p95 target (200 ms) is still to be shown on a quiet
 // machine: at a load of 1-2 the before was 191-256 p95 291-379 ms.
+//
+// The sampled comparison since (issue 25): the hierarchical bootstrap
+// takes each side's exact bootstrap variance instead of drawing 2000
+// resamples (1.2 s of CPU a comparison went to drawing them); pi reads a
+// stored run's samples up to its @result; the runs of the last 2 builds
+// read are kept for the next comparison (stepping through builds reads one
+// build a call); a build is read in spans of its time on both cores, as
+// its records and, for a sampled workload, its runs' results alone
+// (lts.Query.ResultsOnly: the store decodes nothing else of a payload).
+// Two runs of each binary alternating (-bench 'Explorer/api-compare'
+// -benchtime 10x, main at 5424a8b; the machine at a load of 7-12, so the
+// wall times are 3-5 times a quiet machine's; mean and p95 in ms), and
+// the CPU of a cold sampled comparison (user + sys of the process, from
+// runs of 1 and 11 calls: -bench 'Explorer/api-compare-samples-cold$'; at
+// this load it moves by half):
+//
+//	                          main                       this change
+//	api-compare (same pair)   111-205 p95 577-1108       88-238 p95 588-1404
+//	api-compare-samples       440-676 p95 4054-6256      286-618 p95 2642-5440
+//	api-compare-cold          548-592 p95 1025-1383      288-428 p95 441-730
+//	api-compare-samples-cold  5092-6772 p95 8622-14350   1025-1415 p95 1761-2415
+//	CPU of a sampled one      2.56-2.89 s                0.75-1.44 s
+//	peak RSS after them       415-420 MB                 477-483 MB [500]
+//
+// The first call of api-compare-samples (its p95 of 10 calls) reads both
+// builds. Before the results alone were read, pprof put a cold sampled
+// comparison's CPU in the store decoding the build's whole payloads
+// (lts.DecodeStored, about 0.4 s), pi's samples (0.1 s) and compare.Build
+// (0.13 s); a pi payload's results alone decode in 45 µs, whole in 67-78
+// (BenchmarkDecodeStored). The peak RSS is the kept builds' runs of two
+// of the three servers.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})

@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/compare"
@@ -173,14 +175,22 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 			return nil, notFound("no build %q in %s", id, s.opts.Store)
 		}
 	}
-	if c := s.compares.get(snap, aID, bID); c != nil {
+	if c, ok := s.compares.get(snap, [2]string{aID, bID}); ok {
 		return c, nil
 	}
 	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}, encoded: &encodedOnce{}}
 	// Both builds read at once: a store decodes on the cores left.
 	var sides [2]buildRunsOf
 	var errs [2]error
-	parallelEach(2, func(i int) { sides[i], errs[i] = s.buildRuns(ctx, snap, builds[i].ID) })
+	parallelEach(2, func(i int) {
+		id := builds[i].ID
+		var ok bool
+		if sides[i], ok = s.builds.get(snap, id); !ok {
+			if sides[i], errs[i] = s.buildRuns(ctx, snap, id); errs[i] == nil {
+				s.builds.put(snap, id, sides[i])
+			}
+		}
+	})
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, storeError(s.opts.Store, err)
 	}
@@ -245,7 +255,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 	}
 	// Stable: the series of a rank stay in the index's order.
 	slices.SortStableFunc(out.Series, func(x, y SeriesComparison) int { return cmp.Compare(x.rank(), y.rank()) })
-	s.compares.put(snap, aID, bID, out)
+	s.compares.put(snap, [2]string{aID, bID}, out)
 	return out, nil
 }
 
@@ -253,48 +263,60 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 // ones asked, of the index they were made on.
 const maxCachedComparisons = 2
 
-// comparisonCache keeps the last comparisons made on one index, so that a
+// maxCachedBuilds is how many builds' runs (buildRunsOf) a server keeps,
+// of the index they were read on: a person stepping through builds
+// compares each with the one before, so each comparison after the first
+// reads one build, the other kept from the comparison before.
+const maxCachedBuilds = 2
+
+// cacheKey is what a snapshotCache is keyed by: a build id or two
+// (the package's comparable func hides the predeclared constraint).
+type cacheKey interface{ string | [2]string }
+
+// snapshotCache keeps the last values made on one index, so that a
 // comparison asked again (the page and /api/compare, a reload, a script
-// polling) is not read and computed again. A comparison depends only on
-// the runs of the index (buildRuns reads no other, and a stored run does
-// not change), so it is kept until the index is read again. Comparisons
-// are shared between requests: nothing changes one once made.
-type comparisonCache struct {
+// polling), or a build compared again with another, is not read and
+// computed again. A comparison or a build's runs depend only on the runs
+// of the index (buildRuns reads no other, and a stored run does not
+// change), so they are kept until the index is read again. The values are
+// shared between requests: nothing changes one once made.
+type snapshotCache[K cacheKey, V any] struct {
+	max    int
 	mu     sync.Mutex
 	snap   *snapshot
-	recent []cachedComparison // oldest first
+	recent []cached[K, V] // oldest first
 }
 
-type cachedComparison struct {
-	a, b string
-	c    *Comparison
+type cached[K cacheKey, V any] struct {
+	key K
+	v   V
 }
 
-func (c *comparisonCache) get(snap *snapshot, a, b string) *Comparison {
+func (c *snapshotCache[K, V]) get(snap *snapshot, key K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != snap {
-		return nil
-	}
-	for _, r := range c.recent {
-		if r.a == a && r.b == b {
-			return r.c
+	if c.snap == snap {
+		for _, r := range c.recent {
+			if r.key == key {
+				return r.v, true
+			}
 		}
 	}
-	return nil
+	var zero V
+	return zero, false
 }
 
-func (c *comparisonCache) put(snap *snapshot, a, b string, cmp *Comparison) {
+func (c *snapshotCache[K, V]) put(snap *snapshot, key K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.snap != snap {
 		c.snap, c.recent = snap, nil
 	}
-	c.recent = slices.DeleteFunc(c.recent, func(r cachedComparison) bool { return r.a == a && r.b == b })
-	if len(c.recent) == maxCachedComparisons {
+	c.recent = slices.DeleteFunc(c.recent, func(r cached[K, V]) bool { return r.key == key })
+	if len(c.recent) == c.max {
 		c.recent = slices.Delete(c.recent, 0, 1)
 	}
-	c.recent = append(c.recent, cachedComparison{a, b, cmp})
+	c.recent = append(c.recent, cached[K, V]{key, v})
 }
 
 // buildRunsOf is what buildRuns reads of a build: its runs by series,
@@ -307,66 +329,131 @@ type buildRunsOf struct {
 // buildRuns returns the runs of build id by series, as compare.Build
 // reads them. A build's runs are read as `seshat compare build:ID` reads
 // them (compare.StoreBuild), but only what the comparison uses: the
-// records of the build (labels and KPIs: one query, neither settings nor
-// results decoded), and the whole payloads of the workloads whose results
+// records of the build (labels and KPIs: neither settings nor results
+// decoded), and the results of the runs of the workloads whose results
 // hold per-iteration samples for Options.Compare.Samples (needsResults),
-// one query each. Of a payload read whole only what its record holds and
-// the samples of its KPIs are kept, taken as it is read: a build's
-// payloads are never all in memory. A run that names no build is read by compare.StoreBuild.
+// whose samples are taken as they are read: a build's payloads are never
+// all in memory. A run that names no build is read by compare.StoreBuild.
+//
+// The build is read in as many spans of its time as there are cores,
+// each as many of its runs, on its own goroutine (a store decodes a span
+// on each core), and the spans put back in time order: the runs of a
+// series come in the order one query gives them.
 func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buildRunsOf, error) {
-	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
-	add := func(p *models.Payload) {
-		if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
-			out.bySeries[ref.series] = append(out.bySeries[ref.series], p)
-		}
-	}
-	addWhole := func(p *models.Payload) {
-		if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
-			return
-		}
-		m := p.Metadata
-		q := &models.Payload{Metadata: models.Metadata{TestUUID: m.TestUUID, Workload: m.Workload, Start: m.Start, Build: m.Build, Labels: m.Labels, ExitCode: m.ExitCode},
-			KPIs: p.KPIs}
-		if f := s.opts.Compare.Samples; f != nil {
-			m := map[string][]float64{}
-			for name := range p.KPIs {
-				if vs := f(p, name); vs != nil {
-					m[name] = vs
-				}
-			}
-			out.samples[q] = m
-		}
-		add(q)
-	}
 	if strings.HasPrefix(id, "run:") {
+		out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
 		for _, p := range ps {
-			addWhole(p)
+			s.addSampled(snap, &out, p, p.Results)
 		}
 		return out, err
 	}
-	var whole []string // workloads read as payloads, in the order met
-	for r, err := range s.opts.Store.Records(ctx, lts.Query{Builds: []string{id}}) {
+	b := snap.builds[id]
+	var whole []string // the workloads it ran (the index's) whose results are read
+	for _, sr := range b.Series {
+		if s.needsResults(sr.Workload) && !slices.Contains(whole, sr.Workload) {
+			whole = append(whole, sr.Workload)
+		}
+	}
+	spans := buildSpans(b, runtime.GOMAXPROCS(0))
+	parts := make([]buildRunsOf, len(spans))
+	errs := make([]error, len(spans))
+	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], whole) })
+	if err := errors.Join(errs...); err != nil {
+		return buildRunsOf{}, err
+	}
+	out := parts[0]
+	for _, part := range parts[1:] {
+		for sr, ps := range part.bySeries {
+			out.bySeries[sr] = append(out.bySeries[sr], ps...)
+		}
+		maps.Copy(out.samples, part.samples)
+	}
+	return out, nil
+}
+
+// buildSpans cuts the query of build b's runs into n queries of spans of
+// its time, each of as many runs (the index's), fewer when its runs are
+// few or start at one time.
+func buildSpans(b *build, n int) []lts.Query {
+	q := lts.Query{Builds: []string{b.ID}}
+	if n < 2 || len(b.times) < 2*n {
+		return []lts.Query{q}
+	}
+	var out []lts.Query
+	var since time.Time // the span's start; zero: before the build's first run
+	for i := 1; i < n; i++ {
+		at := b.times[i*len(b.times)/n]
+		if !at.After(b.times[0]) || !at.After(since) {
+			continue // an empty span: its runs start at one time
+		}
+		part := q
+		part.Since, part.Until = since, at
+		out = append(out, part)
+		since = at
+	}
+	last := q
+	last.Since = since
+	return append(out, last)
+}
+
+// buildRunsIn reads the runs of one query of a build (buildRuns): each
+// as its record (labels and KPIs), and the results of the runs of the
+// workloads in whole (one query each, Query.ResultsOnly), from which
+// their samples are taken as they are read.
+func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, whole []string) (buildRunsOf, error) {
+	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
+	sampled := map[string]*models.Payload{} // the runs of the workloads in whole, by test_uuid
+	for r, err := range s.opts.Store.Records(ctx, q) {
 		if err != nil {
 			return out, err
 		}
-		if s.needsResults(r.Workload) {
-			if !slices.Contains(whole, r.Workload) {
-				whole = append(whole, r.Workload)
-			}
-			continue
+		if p := recordPayload(r); s.needsResults(r.Workload) {
+			sampled[r.TestUUID] = p
+		} else {
+			out.add(snap, p)
 		}
-		add(recordPayload(r))
 	}
 	for _, w := range whole {
-		for p, err := range s.opts.Store.Payloads(ctx, lts.Query{Builds: []string{id}, Workload: w}) {
+		q := q
+		q.Workload, q.ResultsOnly = w, true
+		for res, err := range s.opts.Store.Payloads(ctx, q) {
 			if err != nil {
 				return out, err
 			}
-			addWhole(p)
+			if p := sampled[res.Metadata.TestUUID]; p != nil {
+				s.addSampled(snap, &out, p, res.Results)
+			}
 		}
 	}
 	return out, nil
+}
+
+// add puts a run of the index in its series.
+func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
+	if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
+		b.bySeries[ref.series] = append(b.bySeries[ref.series], p)
+	}
+}
+
+// addSampled puts a run of the index in its series with the samples of
+// its KPIs that results hold, its own or read apart from it: the run
+// kept for the next comparison (Server.builds) need not hold them.
+func (s *Server) addSampled(snap *snapshot, b *buildRunsOf, p *models.Payload, results any) {
+	if _, ok := snap.runs[p.Metadata.TestUUID]; !ok {
+		return
+	}
+	if f := s.opts.Compare.Samples; f != nil {
+		whole := &models.Payload{Metadata: p.Metadata, KPIs: p.KPIs, Results: results}
+		m := map[string][]float64{}
+		for name := range p.KPIs {
+			if vs := f(whole, name); vs != nil {
+				m[name] = vs
+			}
+		}
+		b.samples[p] = m
+	}
+	b.add(snap, p)
 }
 
 // needsResults tells whether comparing the runs of a workload needs

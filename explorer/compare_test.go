@@ -213,7 +213,8 @@ func keysLess(labels map[string]string, keys []string) map[string]string {
 
 // TestCompareAfterIndexRead: a comparison asked again is the same,
 // byte for byte, and runs stored since count once the index is read
-// again: a kept comparison never outlives its index.
+// again: neither a kept comparison nor a build's runs kept for the next
+// comparison (the pair the other way round) outlive their index.
 func TestCompareAfterIndexRead(t *testing.T) {
 	t.Parallel()
 	ps := compareFixture()
@@ -229,6 +230,11 @@ func TestCompareAfterIndexRead(t *testing.T) {
 		var c explorer.Comparison
 		getJSON(t, srv, path, &c)
 		return c.Series[0].KPIs[0].B.Runs
+	}
+	runsOfBReversed := func() int {
+		var c explorer.Comparison
+		getJSON(t, srv, "/api/compare?a=slow&b=base", &c)
+		return c.Series[0].KPIs[0].A.Runs
 	}
 	_, first := get(t, srv, path)
 	if _, again := get(t, srv, path); again != first {
@@ -248,13 +254,13 @@ func TestCompareAfterIndexRead(t *testing.T) {
 	if _, err := s.Put(context.Background(), more); err != nil {
 		t.Fatal(err)
 	}
-	if n := runsOfB(); n != 6 {
-		t.Errorf("before the index is read again: %d runs a series of build slow, want the index's 6", n)
+	if n, m := runsOfB(), runsOfBReversed(); n != 6 || m != 6 {
+		t.Errorf("before the index is read again: %d and %d (compared the other way round) runs a series of build slow, want the index's 6", n, m)
 	}
 	if err := h.Preload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := runsOfB(); n != 8 {
-		t.Errorf("after the index is read again: %d runs a series of build slow, want 8", n)
+	if n, m := runsOfBReversed(), runsOfB(); n != 8 || m != 8 {
+		t.Errorf("after the index is read again: %d and %d (compared the other way round) runs a series of build slow, want 8", n, m)
 	}
 }

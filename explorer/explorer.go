@@ -85,7 +85,8 @@ type Server struct {
 	loadErrAt time.Time
 	watching  bool // Watch reads the index on its timer
 
-	compares comparisonCache // the last comparisons made
+	compares snapshotCache[[2]string, *Comparison] // the last comparisons made, by build ids
+	builds   snapshotCache[string, buildRunsOf]    // the last builds' runs read, by build id
 }
 
 //go:embed assets/app.js assets/alerts.js assets/style.css
@@ -101,7 +102,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux(), pages: parsePages()}
+	s := &Server{opts: opts, mux: http.NewServeMux(), pages: parsePages(),
+		compares: snapshotCache[[2]string, *Comparison]{max: maxCachedComparisons}, builds: snapshotCache[string, buildRunsOf]{max: maxCachedBuilds}}
 	var err error
 	if s.runDirs, err = findRunDirs(opts.ResultsDirs); err != nil {
 		return nil, err

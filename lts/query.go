@@ -36,6 +36,11 @@ type Query struct {
 	// PageSize is the number of runs a store reads per request; 0 is the
 	// store's default (StoreOptions.PageSize).
 	PageSize int
+	// ResultsOnly tells Payloads that its caller reads only each run's
+	// metadata.test_uuid, metadata.workload and results: a store may leave
+	// the rest out (SQLite then decodes nothing else of its documents; the
+	// others give whole payloads). Records ignores it.
+	ResultsOnly bool
 }
 
 // MinCommitPrefix is the shortest commit prefix Query.Commits accepts:

@@ -75,6 +75,28 @@ func DecodeStored(data []byte, withoutResults bool) (*models.Payload, error) {
 	return p, nil
 }
 
+// DecodeStoredResults decodes of a stored payload only its test_uuid,
+// workload and results (Query.ResultsOnly), the results kept as raw JSON
+// (BenchmarkDecodeStored, a pi payload: 67-78 µs whole, 45 µs its results
+// only; the metadata's maps and the KPIs' times are not made).
+func DecodeStoredResults(data []byte) (*models.Payload, error) {
+	var doc struct {
+		Metadata struct {
+			TestUUID string `json:"test_uuid"`
+			Workload string `json:"workload"`
+		} `json:"metadata"`
+		Results json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	p := &models.Payload{Metadata: models.Metadata{TestUUID: doc.Metadata.TestUUID, Workload: doc.Metadata.Workload}}
+	if doc.Results != nil && string(doc.Results) != "null" {
+		p.Results = &doc.Results
+	}
+	return p, nil
+}
+
 // PutStats says what a Put did.
 type PutStats struct {
 	// Payloads stored, of which Created were new and Replaced overwrote a

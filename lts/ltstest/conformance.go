@@ -216,6 +216,19 @@ func storesPayloadsWhole(t *testing.T, open OpenFunc) {
 			t.Errorf("payload %d comes back different:\n got %s\nwant %s", i, have, want)
 		}
 	}
+	// Asked for their results only, the same runs come back, each with its
+	// test_uuid, workload and results (a store may give more).
+	only := Collect(t, s, lts.Query{ResultsOnly: true})
+	if len(only) != 3 {
+		t.Fatalf("results only: %d payloads back, want 3", len(only))
+	}
+	for i, p := range only {
+		m := p.Metadata
+		if m.TestUUID != ps[i].Metadata.TestUUID || m.Workload != ps[i].Metadata.Workload || Canonical(t, p.Results) != Canonical(t, got[i].Results) {
+			t.Errorf("results only: payload %d is %s %s with results %s, want %s %s with %s", i, m.TestUUID, m.Workload,
+				Canonical(t, p.Results), ps[i].Metadata.TestUUID, ps[i].Metadata.Workload, Canonical(t, got[i].Results))
+		}
+	}
 }
 
 // query: the runs matching each condition, in order, for Payloads, Records

@@ -954,7 +954,7 @@ func (s *store) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*models.Pay
 		pageSize := q.PageSizeOr(s.pageSize)
 		for start := 0; start < len(ids); start += pageSize {
 			page := ids[start:min(start+pageSize, len(ids))]
-			payloads, err := s.readPayloads(ctx, page)
+			payloads, err := s.readPayloads(ctx, page, q.ResultsOnly)
 			if err != nil {
 				yield(nil, wrapErr(s, err))
 				return
@@ -997,8 +997,9 @@ func (s *store) matchingIDs(ctx context.Context, q lts.Query, table string) ([]i
 	return ids, err
 }
 
-// readPayloads reads and decodes the payloads of ids, in the order of ids.
-func (s *store) readPayloads(ctx context.Context, ids []int64) ([]*models.Payload, error) {
+// readPayloads reads and decodes the payloads of ids, in the order of ids;
+// of each only its test_uuid, workload and results when resultsOnly.
+func (s *store) readPayloads(ctx context.Context, ids []int64, resultsOnly bool) ([]*models.Payload, error) {
 	args, pos := idArgs(ids)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
@@ -1019,19 +1020,23 @@ func (s *store) readPayloads(ctx context.Context, ids []int64) ([]*models.Payloa
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return decodeAll(docs, names)
+	decode := func(doc []byte) (*models.Payload, error) { return lts.DecodeStored(doc, false) }
+	if resultsOnly {
+		decode = lts.DecodeStoredResults
+	}
+	return decodeAll(docs, names, decode)
 }
 
 // decodeAll decodes stored payload documents in parallel (decoding is
 // most of a query's time); nil documents (gone since selected) are
 // skipped. The first error names its payload.
-func decodeAll(docs [][]byte, names []string) ([]*models.Payload, error) {
+func decodeAll(docs [][]byte, names []string, decode func([]byte) (*models.Payload, error)) ([]*models.Payload, error) {
 	out := make([]*models.Payload, len(docs))
 	err := parallelEach(len(docs), 32, func(i int) error {
 		if docs[i] == nil {
 			return nil
 		}
-		p, err := lts.DecodeStored(docs[i], false)
+		p, err := decode(docs[i])
 		if err != nil {
 			return fmt.Errorf("stored payload %s: %w", names[i], err)
 		}
