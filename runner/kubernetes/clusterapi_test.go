@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,22 +67,11 @@ func (f *fakeAPI) CreateJob(_ context.Context, ns string, job *batchv1.Job) erro
 // matches, as the fake clientset did: the tracker lists, the client
 // filters by label.
 func (f *fakeAPI) ListJobs(_ context.Context, ns, selector string) (*batchv1.JobList, error) {
-	sel, err := labels.Parse(selector)
+	l, err := f.list(jobsResource, jobKind, &batchv1.JobList{}, ns, selector)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := f.Invokes(k8stesting.NewListActionWithOptions(jobsResource, jobKind, ns, metav1.ListOptions{LabelSelector: selector}), &batchv1.JobList{})
-	if err != nil {
-		return nil, err
-	}
-	all := obj.(*batchv1.JobList)
-	l := &batchv1.JobList{ListMeta: all.ListMeta}
-	for _, j := range all.Items {
-		if sel.Matches(labels.Set(j.Labels)) {
-			l.Items = append(l.Items, j)
-		}
-	}
-	return l, nil
+	return l.(*batchv1.JobList), nil
 }
 
 func (f *fakeAPI) DeleteJob(_ context.Context, ns, name string) error {
@@ -91,22 +81,34 @@ func (f *fakeAPI) DeleteJob(_ context.Context, ns, name string) error {
 }
 
 func (f *fakeAPI) ListPods(_ context.Context, ns, selector string) (*corev1.PodList, error) {
+	l, err := f.list(podsResource, podKind, &corev1.PodList{}, ns, selector)
+	if err != nil {
+		return nil, err
+	}
+	return l.(*corev1.PodList), nil
+}
+
+// list lists resource in ns and keeps the items selector matches.
+func (f *fakeAPI) list(resource schema.GroupVersionResource, kind schema.GroupVersionKind, empty runtime.Object, ns, selector string) (runtime.Object, error) {
 	sel, err := labels.Parse(selector)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := f.Invokes(k8stesting.NewListActionWithOptions(podsResource, podKind, ns, metav1.ListOptions{LabelSelector: selector}), &corev1.PodList{})
+	l, err := f.Invokes(k8stesting.NewListActionWithOptions(resource, kind, ns, metav1.ListOptions{LabelSelector: selector}), empty)
 	if err != nil {
 		return nil, err
 	}
-	all := obj.(*corev1.PodList)
-	l := &corev1.PodList{ListMeta: all.ListMeta}
-	for _, p := range all.Items {
-		if sel.Matches(labels.Set(p.Labels)) {
-			l.Items = append(l.Items, p)
+	items, err := meta.ExtractList(l)
+	if err != nil {
+		return nil, err
+	}
+	var kept []runtime.Object
+	for _, item := range items {
+		if m, err := meta.Accessor(item); err == nil && sel.Matches(labels.Set(m.GetLabels())) {
+			kept = append(kept, item)
 		}
 	}
-	return l, nil
+	return l, meta.SetList(l, kept)
 }
 
 // PodLog is the fake clientset's: "fake logs" (the node serves the real
