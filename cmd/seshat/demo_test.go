@@ -26,12 +26,15 @@ type demoRound struct {
 
 // demoSizes and smallDemoSizes: the demo's matrix sizes, and those TestDemo
 // runs it with. The 512 x 512 products take most of the demo's time (about
-// 60 CPU seconds for two demos); at every size float64 does 55-65% of
-// float32's GFLOPS, the regression the test expects, and three sizes keep
-// the demo's 15 points a stack (60 runs a demo).
+// 60 CPU seconds for two demos), the 256 x 256 ones still a quarter of
+// TestDemo's CPU (23 CPU seconds with 96, 128 and 256; 18 with 48, 64 and
+// 96, a run then costing about what starting `seshat pi` does); at every
+// size from 48 to 512 float64 does 55-65% of float32's GFLOPS, the
+// regression the test expects, and three sizes keep the demo's 15 points a
+// stack (60 runs a demo).
 const (
 	demoSizes      = "matrix_size: [128, 256, 512]"
-	smallDemoSizes = "matrix_size: [96, 128, 256]"
+	smallDemoSizes = "matrix_size: [48, 64, 96]"
 )
 
 // smallDemo returns the demo's benchmark with smallDemoSizes; nil when it

@@ -22,7 +22,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/seshat-bench/seshat/runner"
@@ -98,13 +97,13 @@ func startControlPlane(t testing.TB) *controlPlane {
 		"--service-account-signing-key-file", saKey, "--kubelet-preferred-address-types", "InternalIP")
 	cp.config = &rest.Config{Host: fmt.Sprintf("https://127.0.0.1:%d", apiPort), BearerToken: "seshat-test-token",
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
-	client, err := k8s.NewForConfig(cp.config)
+	client, err := NewClient(cp.config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		body, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		body, err := client.(*restAPI).core.Get().AbsPath("/readyz").DoRaw(context.Background())
 		if err == nil && string(body) == "ok" {
 			break
 		}
@@ -143,19 +142,16 @@ func (cp *controlPlane) stop() {
 // apiServerCluster starts the control plane, the namespace "bench", and
 // the test's node: a Node object whose kubelet endpoint serves the logs
 // of the pods the test runs. It returns the executor's client (NewClient,
-// as `seshat run` makes it) and the clientset the test acts with.
-func apiServerCluster(t testing.TB) (Client, k8s.Interface, *node) {
+// as `seshat run` makes it) and the same REST clients as the node's API.
+func apiServerCluster(t testing.TB) (Client, clusterAPI, *node) {
 	cp := startControlPlane(t)
-	client, err := k8s.NewForConfig(cp.config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	exec, err := NewClient(cp.config)
 	if err != nil {
 		t.Fatal(err)
 	}
+	client := restCluster{exec.(*restAPI)}
 	ctx := context.Background()
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
+	if err := client.core.Post().Resource("namespaces").Body(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}).Do(ctx).Error(); err != nil {
 		t.Fatal(err)
 	}
 	n := startNode(t, client)
@@ -186,13 +182,13 @@ func apiServerCluster(t testing.TB) (Client, k8s.Interface, *node) {
 	kubelet.StartTLS()
 	t.Cleanup(kubelet.Close)
 	port := kubelet.Listener.Addr().(*net.TCPAddr).Port
-	nodeObj, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, metav1.CreateOptions{})
-	if err != nil {
+	nodeObj := &corev1.Node{}
+	if err := client.core.Post().Resource("nodes").Body(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}).Do(ctx).Into(nodeObj); err != nil {
 		t.Fatal(err)
 	}
 	nodeObj.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
 	nodeObj.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
-	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, nodeObj, metav1.UpdateOptions{}); err != nil {
+	if err := client.core.Put().Resource("nodes").Name("node-1").SubResource("status").Body(nodeObj).Do(ctx).Error(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -237,7 +233,7 @@ func TestAPIServer(t *testing.T) {
 	if got := readFile(t, filepath.Join(opts.ResultsDir, "e", "000__fault=none_gpus=0", runner.StdoutFile)); got != "helper output\n" {
 		t.Errorf("stdout.log %q", got)
 	}
-	if jl, _ := client.BatchV1().Jobs("bench").List(ctx, metav1.ListOptions{}); len(jl.Items) != 0 {
+	if jl, _ := client.ListJobs(ctx, "bench", ""); len(jl.Items) != 0 {
 		t.Errorf("%d Jobs left", len(jl.Items))
 	}
 	j := n.job(jobName(e.invocation(), 1))

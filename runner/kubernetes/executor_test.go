@@ -25,8 +25,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8s "k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/seshat-bench/seshat/models"
@@ -112,7 +110,7 @@ func testRunPoint(args []string) int {
 // binary as seshat, or injects the fault the point's `fault` setting names.
 type node struct {
 	t      testing.TB
-	client k8s.Interface
+	client clusterAPI
 	root   string // the pods' emptyDirs
 	mu     sync.Mutex
 	logs   map[string][]byte    // pod name -> log
@@ -136,7 +134,7 @@ const nodeGrace = 10 * time.Second
 // local results tree), so a container told to stop may still be writing
 // its run directory when the test returns: the node's cleanup, registered
 // after its emptyDirs' TempDir, runs before they are removed.
-func startNode(t testing.TB, client k8s.Interface) *node {
+func startNode(t testing.TB, client clusterAPI) *node {
 	n := &node{t: t, client: client, root: t.TempDir(), logs: map[string][]byte{}, procs: map[string]*exec.Cmd{},
 		termed: map[string]bool{}, seen: map[string]bool{}, jobs: map[string]batchv1.Job{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go n.loop()
@@ -180,7 +178,7 @@ func (n *node) loop() {
 		case <-time.After(20 * time.Millisecond):
 		}
 		ctx := context.Background()
-		jl, err := n.client.BatchV1().Jobs("").List(ctx, metav1.ListOptions{})
+		jl, err := n.client.ListJobs(ctx, "", "")
 		if err != nil {
 			continue
 		}
@@ -217,7 +215,7 @@ func (n *node) runPod(j batchv1.Job) {
 		CreationTimestamp: metav1.Now()}, Spec: j.Spec.Template.Spec}
 	pod.Spec.NodeName = "node-1"
 	pod.Status.Phase = corev1.PodPending
-	if _, err := n.client.CoreV1().Pods(j.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if err := n.client.CreatePod(ctx, pod); err != nil {
 		n.t.Errorf("create pod: %v", err)
 		return
 	}
@@ -226,7 +224,7 @@ func (n *node) runPod(j batchv1.Job) {
 		if cs != nil {
 			pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: container, State: *cs}}
 		}
-		n.client.CoreV1().Pods(j.Namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+		n.client.UpdatePodStatus(ctx, pod)
 	}
 	settings := j.Annotations[AnnotationPoint]
 	switch {
@@ -241,7 +239,7 @@ func (n *node) runPod(j batchv1.Job) {
 		return
 	case strings.Contains(settings, "fault=deadline"):
 		j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"}}
-		n.client.BatchV1().Jobs(j.Namespace).UpdateStatus(ctx, &j, metav1.UpdateOptions{})
+		n.client.UpdateJobStatus(ctx, &j)
 		setStatus(corev1.PodFailed, "DeadlineExceeded", nil)
 		return
 	}
@@ -286,7 +284,7 @@ func (n *node) runPod(j batchv1.Job) {
 	setStatus(phase, "", &corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: int32(code)}})
 }
 
-// Logs serves the pod logs: the fake clientset has none of its own.
+// Logs serves the pod logs: the fake API has none of its own.
 func (n *node) Logs(_ context.Context, _, pod string) (io.ReadCloser, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -317,8 +315,8 @@ func kubeOpts(t testing.TB, src string) runner.Options {
 	return runner.Options{ResultsDir: t.TempDir(), Points: points, Self: os.Args[0], Lookup: lookup, Env: os.Environ()}
 }
 
-func newExecutor(client *fake.Clientset, n *node) *Executor {
-	return &Executor{Client: clientset{client}, Namespace: "bench", Image: "registry.example/seshat:1", ServiceAccount: "seshat",
+func newExecutor(client *fakeAPI, n *node) *Executor {
+	return &Executor{Client: client, Namespace: "bench", Image: "registry.example/seshat:1", ServiceAccount: "seshat",
 		NodeSelector: map[string]string{"gpu": "a100"}, Labels: map[string]string{"team": "perf"},
 		Tolerations:  []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		PollInterval: 50 * time.Millisecond, PendingTimeout: 200 * time.Millisecond, Logs: n.Logs, Invocation: "0123abcd"}
@@ -337,7 +335,7 @@ func readFile(t *testing.T, path string) string {
 // logs, and every way a pod can fail becomes a failed run with its reason.
 func TestKubernetesRunsTheMatrix(t *testing.T) {
 	t.Parallel()
-	client := fake.NewClientset()
+	client := newFakeAPI(t)
 	n := startNode(t, client)
 	e := newExecutor(client, n)
 	opts := kubeOpts(t, "common_settings:\n  matrix_size: 512\nexpe:\n  e:\n    helper: exit 0\n    fault: [none, evict, oom, deadline, pull, fail]\n    gpus: 1\n")
@@ -412,7 +410,7 @@ func TestKubernetesRunsTheMatrix(t *testing.T) {
 		t.Errorf("job %+v", j)
 	}
 	// Everything the invocation created is gone, deleted with its pods.
-	if jl, _ := client.BatchV1().Jobs("bench").List(context.Background(), metav1.ListOptions{}); len(jl.Items) != 0 {
+	if jl, _ := client.ListJobs(context.Background(), "bench", ""); len(jl.Items) != 0 {
 		t.Errorf("%d Jobs left", len(jl.Items))
 	}
 	deletes := 0
@@ -433,7 +431,7 @@ func TestKubernetesRunsTheMatrix(t *testing.T) {
 // run without exit_code; the run completed before stays.
 func TestKubernetesInterrupt(t *testing.T) {
 	t.Parallel()
-	client := fake.NewClientset()
+	client := newFakeAPI(t)
 	n := startNode(t, client)
 	e := newExecutor(client, n)
 	e.MaxParallel = 1
@@ -442,7 +440,7 @@ func TestKubernetesInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for {
-			if pl, _ := client.CoreV1().Pods("bench").List(context.Background(), metav1.ListOptions{}); len(pl.Items) == 2 && pl.Items[1].Status.Phase == corev1.PodRunning {
+			if pl, _ := client.ListPods(context.Background(), "bench", ""); len(pl.Items) == 2 && pl.Items[1].Status.Phase == corev1.PodRunning {
 				cancel()
 				return
 			}
@@ -461,7 +459,7 @@ func TestKubernetesInterrupt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dirs[1], runner.ExitCodeFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the interrupted run has exit_code: %v", err)
 	}
-	if jl, _ := client.BatchV1().Jobs("bench").List(context.Background(), metav1.ListOptions{}); len(jl.Items) != 0 {
+	if jl, _ := client.ListJobs(context.Background(), "bench", ""); len(jl.Items) != 0 {
 		t.Errorf("%d Jobs left", len(jl.Items))
 	}
 }
@@ -471,7 +469,7 @@ func TestKubernetesInterrupt(t *testing.T) {
 // exit_code, no further Job is created, and nothing stays in the cluster.
 func TestKubernetesStopOnError(t *testing.T) {
 	t.Parallel()
-	client := fake.NewClientset()
+	client := newFakeAPI(t)
 	n := startNode(t, client)
 	e := newExecutor(client, n)
 	e.MaxParallel = 2
@@ -508,7 +506,7 @@ func TestKubernetesStopOnError(t *testing.T) {
 	if len(created) != 2 || created[jobName("0123abcd", 2)] {
 		t.Errorf("Jobs created %v, want the first two only", created)
 	}
-	if jl, _ := client.BatchV1().Jobs("bench").List(context.Background(), metav1.ListOptions{}); len(jl.Items) != 0 {
+	if jl, _ := client.ListJobs(context.Background(), "bench", ""); len(jl.Items) != 0 {
 		t.Errorf("%d Jobs left", len(jl.Items))
 	}
 }
@@ -519,7 +517,7 @@ func TestKubernetesDryRun(t *testing.T) {
 	opts := kubeOpts(t, "expe:\n  e:\n    helper: exit 0\n    gpus: [0, 2]\n")
 	opts.ResultsDir = "/results"
 	opts.Timeout = 10 * time.Minute
-	e := newExecutor(fake.NewClientset(), &node{})
+	e := newExecutor(newFakeAPI(t), &node{})
 	e.Logs = nil
 	plan, err := runner.Plan(opts)
 	if err != nil {

@@ -33,21 +33,23 @@ atexit.register(lambda: print("SYNC_CALLS=%d" % _syncs[0], file=sys.stderr))
 `
 
 // found caches, by module, the interpreter pythonWith found ("" for none):
-// one probe a module for the whole package, an import of torch taking a
-// second or more.
+// one probe a module for the whole package.
 var found = struct {
 	sync.Mutex
 	python map[string]string
 }{python: map[string]string{}}
 
-// pythonWith returns an interpreter that imports module, or skips.
+// pythonWith returns an interpreter that has module, or skips. The probe
+// finds the module without importing it: an import of torch costs 1.5 to 2
+// CPU seconds, and the test that runs the program imports it anyway (a
+// module that is there but fails to import fails that test).
 func pythonWith(t *testing.T, module string) string {
 	t.Helper()
 	found.Lock()
 	python, probed := found.python[module]
 	if !probed {
 		for _, p := range []string{"/usr/bin/python3", "python3"} {
-			if exec.Command(p, "-c", "import "+module).Run() == nil {
+			if exec.Command(p, "-c", findSpec, module).Run() == nil {
 				python = p
 				break
 			}
@@ -96,6 +98,9 @@ func talk(t *testing.T, python, program string, params map[string]any, warmup, s
 	}
 	return answers, stderr.String()
 }
+
+// findSpec exits 0 when the module its argument names can be imported.
+const findSpec = "import importlib.util, sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)"
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
