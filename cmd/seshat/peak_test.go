@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/seshat-bench/seshat/models"
@@ -60,5 +61,24 @@ func TestRunPeakIsThePIs(t *testing.T) {
 		if got := u.Rusage.MaxRSSBytes; got <= 0 || got >= ballastMiB<<20/2 {
 			t.Errorf("%s: rusage.maxrss_bytes %d MiB: want the run's own peak, well below the starting seshat's %d MiB", rel, got>>20, ballastMiB)
 		}
+	}
+}
+
+// `seshat pi --report-fd N` with N not open is invalid input, named; the
+// PI does not run.
+func TestPIReportFDNotOpen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.yaml")
+	if err := os.WriteFile(settings, []byte("pi: matmul\nbackend: gonum\nmatrix_size: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "pi.json")
+	r := runSeshat(t, nil, "pi", "--settings", settings, "--output", out, "--report-fd", "1000")
+	if r.code != 4 || !strings.Contains(r.stderr, "--report-fd 1000: bad file descriptor") {
+		t.Errorf("exit %d, stderr %q: want 4 naming the descriptor", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the PI ran: %s written", out)
 	}
 }
