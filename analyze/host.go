@@ -23,6 +23,14 @@ import (
 // load, the pressure counts niced tasks (some task waits whenever a niced
 // one is runnable beside the run), so the blind spot below is both's.
 //
+// The pressure decides only when the reference builds' median is under
+// HostPressureQuiet. Near 1 it saturates: some task waits nearly all the
+// time whether the run loses a little CPU or much, and a rise from 0.66
+// to 0.9 says little about the run. cmd/seshat's tests, storing their
+// history while the package's other tests ran (pressure 0.66-0.70), then
+// judging a stand-in PI slowed by a sleep at 0.88-0.92, took the sleep
+// for the host. The load decides there, as where the pressure is unknown.
+//
 // No count alone decides. Code that starts to wait (a sleep, a lock, I/O,
 // a GPU kernel waited for without spinning) gets less CPU a second on an
 // idle host: the pressure or the load tells it from contention
@@ -52,6 +60,7 @@ import (
 const (
 	HostShareRatio     = 1.1
 	HostPressureMargin = 0.2
+	HostPressureQuiet  = 0.5
 	HostLoadMargin     = 0.5
 	HostExplainFactor  = 2
 )
@@ -121,7 +130,7 @@ func HostChange(current Point, reference []Point) HostEvidence {
 	}
 	var busier, quieter bool
 	switch {
-	case notNaN(ev.Pressure) && enough(len(pressures)):
+	case notNaN(ev.Pressure) && enough(len(pressures)) && ev.RefPressure < HostPressureQuiet:
 		ev.ByPressure = true
 		busier, quieter = ev.Pressure >= ev.RefPressure+HostPressureMargin, ev.Pressure <= ev.RefPressure-HostPressureMargin
 	case notNaN(ev.Load) && enough(len(loads)):

@@ -82,8 +82,10 @@ func TestHostChangeByPressure(t *testing.T) {
 		{"a high load of niced tasks, no wait", 6, 0.5, 0.15, pressed(0.9, 0.85, 0.95), 0, true},
 		{"the code waits (a sleep)", 1.3, 0.4, 0.1, pressed(0.9, 0.85, 0.95), 0, true},
 		{"waits, but as much CPU", 1.3, 0.88, 0.9, pressed(0.9, 0.85, 0.95), 0, true},
-		{"quieter", 1.3, 1.05, 0.0, []analyze.Point{{HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.6}, {HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.5}}, -1, true},
+		{"quieter", 1.3, 1.05, 0.0, []analyze.Point{{HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.45}, {HostLoad: 1.3, CPUShare: 0.9, CPUPressure: 0.4}}, -1, true},
 		{"current pressure unknown: the load decides", 2.6, 0.5, nan, pressed(0.9, 0.85, 0.95), 1, false},
+		{"a history under pressure already: the load decides", 1.4, 0.45, 0.9, []analyze.Point{
+			{HostLoad: 1.3, CPUShare: 0.69, CPUPressure: 0.66}, {HostLoad: 1.3, CPUShare: 0.69, CPUPressure: 0.7}}, 0, false},
 		{"most reference pressures unknown: the load decides", 1.3, 0.5, 0.9, append(pressed(0.9), hosts(0.85, 0.95)...), 0, false},
 	} {
 		ev := analyze.HostChange(analyze.Point{HostLoad: c.load, CPUShare: c.share, CPUPressure: c.pressure}, c.ref)
