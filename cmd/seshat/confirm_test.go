@@ -30,7 +30,7 @@ func TestRegressionConfirmAutoDecides(t *testing.T) {
 	bench := h.benchmark(t, 0.01)
 	h.stableHistory(t)
 	auto := func(results, report string) result {
-		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
+		return h.seshat(t, "regression", "--results-dir", results, "--history", h.store,
 			"--report-dir", filepath.Join(h.dir, report), "--confirm", "auto", "--benchmark", bench, "--kpi-filter", "rate_gflops")
 	}
 
@@ -91,7 +91,7 @@ func TestRegressionConfirmAutoBudget(t *testing.T) {
 		results := h.night(t, bench, night, false)
 		args := append([]string{"regression", "--results-dir", results, "--history", h.store, "--method", "mannwhitney",
 			"--report-dir", filepath.Join(h.dir, report), "--confirm", "auto", "--benchmark", bench, "--kpi-filter", "rate_gflops"}, more...)
-		return runSeshat(t, nil, args...), results
+		return h.seshat(t, args...), results
 	}
 
 	// 2 + 2 + 2 + 2 runs against 2: decided in the third round.
@@ -192,7 +192,7 @@ func (h *fakeHost) hangingNight(t *testing.T) (bench, hang, started, night strin
 	h.slowPhase(t, 5)
 	night = h.night(t, bench, "night4", false)
 	analyse = func(report string) result {
-		return runSeshat(t, nil, "regression", "--results-dir", night, "--history", h.store,
+		return h.seshat(t, "regression", "--results-dir", night, "--history", h.store,
 			"--report-dir", filepath.Join(h.dir, report), "--kpi-filter", "rate_gflops")
 	}
 	// A regression, or a suspect when the three nights of history happen
@@ -222,7 +222,7 @@ func TestRegressionConfirmKilled(t *testing.T) {
 	killed := startSeshatProcess(t, args...)
 	waitUntil(t, "the re-run to start", func() bool { _, err := os.Stat(started); return err == nil || killed.exited() })
 	// Meanwhile, a second --confirm would write the same results directory.
-	busy := runSeshat(t, nil, append(args[:len(args):len(args)], "--report-dir", filepath.Join(h.dir, "busy"))...)
+	busy := h.seshat(t, append(args[:len(args):len(args)], "--report-dir", filepath.Join(h.dir, "busy"))...)
 	if want := fmt.Sprintf("is in use by seshat pid %d", killed.cmd.Process.Pid); busy.code != 1 || !strings.Contains(busy.stderr, want) {
 		t.Errorf("a --confirm beside a running one: exit %d, want 1 and %q:\n%s", busy.code, want, busy.stderr)
 	}
@@ -235,7 +235,7 @@ func TestRegressionConfirmKilled(t *testing.T) {
 	if err := os.Remove(hang); err != nil {
 		t.Fatal(err)
 	}
-	r := runSeshat(t, nil, args...)
+	r := h.seshat(t, args...)
 	if r.code == 1 || r.code == 4 {
 		t.Fatalf("confirm after the killed one: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}

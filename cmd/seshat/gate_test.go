@@ -66,11 +66,11 @@ func (h *fakeHost) benchmark(t *testing.T, noise float64) string {
 func (h *fakeHost) night(t *testing.T, benchmark, name string, upload bool) string {
 	t.Helper()
 	results := filepath.Join(h.dir, name)
-	if r := runSeshat(t, nil, "run", "-q", "--benchmark", benchmark, "--results-dir", results, "--build-id", "ci-"+name); r.code != 0 {
+	if r := h.seshat(t, "run", "-q", "--benchmark", benchmark, "--results-dir", results, "--build-id", "ci-"+name); r.code != 0 {
 		t.Fatalf("run %s: exit %d: %s", name, r.code, r.stderr)
 	}
 	if upload {
-		if r := runSeshat(t, nil, "upload", "-q", "--results-dir", results, "--store", h.store); r.code != 0 {
+		if r := h.seshat(t, "upload", "-q", "--results-dir", results, "--store", h.store); r.code != 0 {
 			t.Fatalf("upload %s: exit %d: %s", name, r.code, r.stderr)
 		}
 	}
@@ -136,7 +136,7 @@ func TestRegressionNightlySameStack(t *testing.T) {
 	h.stableHistory(t)
 	h.setSpeed(t, 0.8)
 	cur := h.night(t, bench, "night4", false)
-	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
+	r := h.seshat(t, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"))
 	if r.code != 2 || !strings.Contains(r.stderr, "rate_gflops regression") || !strings.Contains(r.stderr, "elapsed_ms regression") {
 		t.Fatalf("exit %d, want 2 naming rate_gflops and elapsed_ms:\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -160,7 +160,7 @@ func TestRegressionNoisyHostIdenticalCode(t *testing.T) {
 	// (about one job in thirty); the runs' own spread still says noisy.
 	cur := h.night(t, bench, "night4", false)
 	// The usage KPIs are the host's, not the stand-in PI's: left out.
-	r := runSeshat(t, nil, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"),
+	r := h.seshat(t, "regression", "--results-dir", cur, "--history", h.store, "--report-dir", filepath.Join(h.dir, "report"),
 		"--kpi-filter", "rate_gflops")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
@@ -196,14 +196,14 @@ func TestRegressionConfirm(t *testing.T) {
 	// (cpu_seconds, max_rss_bytes, of the test binary as the PI) are left
 	// out, their changes between builds being real but not the test's.
 	confirm := func(results, report string) result {
-		return runSeshat(t, nil, "regression", "--results-dir", results, "--history", h.store,
+		return h.seshat(t, "regression", "--results-dir", results, "--history", h.store,
 			"--report-dir", filepath.Join(h.dir, report), "--confirm", "2", "--benchmark", bench, "--kpi-filter", "rate_gflops")
 	}
 
 	// The host is slow for exactly the five runs of the fourth night.
 	h.slowPhase(t, 5)
 	slow := h.night(t, bench, "night4", false)
-	if r := runSeshat(t, nil, "regression", "--results-dir", slow, "--history", h.store, "--report-dir", filepath.Join(h.dir, "r0"),
+	if r := h.seshat(t, "regression", "--results-dir", slow, "--history", h.store, "--report-dir", filepath.Join(h.dir, "r0"),
 		"--kpi-filter", "rate_gflops"); r.code != 2 {
 		t.Fatalf("without --confirm: exit %d, want 2 (the slow phase looks like a drop):\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -232,4 +232,17 @@ func TestRegressionConfirm(t *testing.T) {
 	if !strings.Contains(unwrapped(r.stdout), "confirmed by re-running") {
 		t.Errorf("the table does not say what was confirmed:\n%s", r.stdout)
 	}
+}
+
+// seshat runs seshat on a recorded host (runner/host's vm-cgroupv1 tree:
+// load 0.31, no pressure stall information) in place of this machine's
+// /proc: every run the fake host makes records the same load, so that
+// history mode's host check never takes this machine's own swings between
+// a test's history and its current runs for a busier host. The stand-in
+// PI, slowed by a sleep, loses CPU share as code that waits does, and with
+// the package's other tests running, the load or the CPU pressure rose
+// between the two often enough to make its regressions noisy.
+func (h *fakeHost) seshat(t *testing.T, args ...string) result {
+	t.Helper()
+	return runSeshatOn(t, hostFixture("vm-cgroupv1"), args...)
 }
