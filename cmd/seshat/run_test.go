@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,7 +31,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(execute(osProcess()))
 	}
-	waitingTestsOverlap()
 	demoDir := startDemoEarly()
 	code := m.Run()
 	if demoDir != "" {
@@ -45,21 +42,6 @@ func TestMain(m *testing.M) {
 	stopSlurm()
 	browsertest.Shutdown()
 	os.Exit(code)
-}
-
-// waitingTestsOverlap runs twice as many of this package's parallel tests
-// at once as there are CPUs (-test.parallel's default is GOMAXPROCS),
-// unless -test.parallel is given. Most of them spend their time waiting:
-// for their seshat children, Slurm's queue, Chromium. On the 2-core
-// machine the package took 81.7 s instead of 97.2 s, alternately at load
-// 3-5. No test depends on how many run beside it (no timed assertion).
-func waitingTestsOverlap() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	}
 }
 
 // asSeshat, set in its environment, makes the test binary the seshat
