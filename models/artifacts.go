@@ -154,6 +154,13 @@ func (u *Usage) CPUPressure() (float64, bool) {
 	return min(1, d/1e6/u.WallSeconds), true
 }
 
+// Empty tells whether the state records nothing: what a host that tells
+// neither load, governor nor pressure gives, which is left out of
+// usage.json.
+func (h HostState) Empty() bool {
+	return h.LoadAvg == nil && h.Governor == "" && h.CPUStallUS == nil
+}
+
 // HostState is the host at one instant around a run.
 type HostState struct {
 	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages; absent

@@ -367,7 +367,7 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 // failed for its record of the host.
 func hostState(h host.Host) *models.HostState {
 	s, _ := h.State()
-	if s.LoadAvg == nil && s.Governor == "" && s.CPUStallUS == nil {
+	if s.Empty() {
 		return nil
 	}
 	return &s

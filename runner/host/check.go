@@ -213,14 +213,10 @@ func (h Host) checkLoad(cpus int) Check {
 
 func (h Host) checkPressure() Check {
 	c := Check{Name: "pressure", Status: Unknown}
-	text, err := h.read("/proc/pressure/cpu")
+	p, err := h.cpuPressure()
 	if errors.Is(err, fs.ErrNotExist) {
 		c.State = "not counted (a kernel without pressure stall information)"
 		return c
-	}
-	var p psi
-	if err == nil {
-		p, err = parsePSI(text)
 	}
 	if err != nil {
 		c.State = unreadable(err)

@@ -312,9 +312,9 @@ func write(t *testing.T, root, name, content string) {
 
 func TestParseStall(t *testing.T) {
 	t.Parallel()
-	n, err := parseStall("some avg10=0.00 avg60=0.10 avg300=0.05 total=120\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=7")
-	if err != nil || n != 120 {
-		t.Errorf("parseStall = %d, %v; want the some line's 120", n, err)
+	p, err := parsePSI("some avg10=0.00 avg60=0.10 avg300=0.05 total=120\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=7")
+	if err != nil || p.total != 120 {
+		t.Errorf("parsePSI total = %d, %v; want the some line's 120", p.total, err)
 	}
 	for text, want := range map[string]string{
 		"":                                  "no some line",
@@ -326,8 +326,8 @@ func TestParseStall(t *testing.T) {
 		"some avg10=120.00 total=5":         `avg10 "120.00" is not a percentage`,
 		"some avg10=0.1 avg60=x total=5":    `avg60 "x" is not a percentage`,
 	} {
-		if _, err := parseStall(text); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/proc/pressure/cpu: ") {
-			t.Errorf("parseStall(%q) error %v, want one naming the file and %q", text, err, want)
+		if _, err := parsePSI(text); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "/proc/pressure/cpu: ") {
+			t.Errorf("parsePSI(%q) error %v, want one naming the file and %q", text, err, want)
 		}
 	}
 }
@@ -338,8 +338,8 @@ func FuzzParseStall(f *testing.F) {
 	f.Add("some avg10=0.00 avg60=0.00 avg300=0.00 total=31888781617\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
 	f.Add("some total=")
 	f.Fuzz(func(t *testing.T, text string) {
-		if n, err := parseStall(text); err == nil && n < 0 {
-			t.Errorf("parseStall(%q) = %d", text, n)
+		if p, err := parsePSI(text); err == nil && p.total < 0 {
+			t.Errorf("parsePSI(%q) total = %d", text, p.total)
 		}
 	})
 }

@@ -166,11 +166,18 @@ func (h Host) State() (models.HostState, error) {
 // boot during which at least one runnable task waited for a CPU. The
 // error wraps fs.ErrNotExist on a kernel without it.
 func (h Host) CPUStall() (int64, error) {
+	p, err := h.cpuPressure()
+	return p.total, err
+}
+
+// cpuPressure reads /proc/pressure/cpu's "some" line; the error wraps
+// fs.ErrNotExist on a kernel without it.
+func (h Host) cpuPressure() (psi, error) {
 	text, err := h.read("/proc/pressure/cpu")
 	if err != nil {
-		return 0, err
+		return psi{}, err
 	}
-	return parseStall(text)
+	return parsePSI(text)
 }
 
 // psi is the "some" line of /proc/pressure/cpu: the share of the last 10
@@ -179,12 +186,6 @@ func (h Host) CPUStall() (int64, error) {
 type psi struct {
 	avg10, avg60 float64
 	total        int64
-}
-
-// parseStall is the total of the "some" line of a PSI file.
-func parseStall(text string) (int64, error) {
-	p, err := parsePSI(text)
-	return p.total, err
 }
 
 // parsePSI reads the "some" line of a PSI file ("some avg10=0.00

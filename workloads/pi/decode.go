@@ -372,7 +372,7 @@ func hostState(raw json.RawMessage, field string, w warner) *models.HostState {
 		w.Warnf("%s: field %s.cpu_stall_us: %d is not a count of microseconds", UsageFile, field, *s.CPUStallUS)
 		s.CPUStallUS = nil
 	}
-	if s.LoadAvg == nil && s.Governor == "" && s.CPUStallUS == nil {
+	if s.Empty() {
 		return nil
 	}
 	return &s
