@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/store"
+	"github.com/seshat-bench/seshat/workloads/pi/measure"
 )
 
 // KPISettingsVersion versions the pi labels and KPI definitions together:
@@ -51,17 +53,24 @@ var catalog = kpi.MustCatalog(Name, labelsModel,
 		Divisor: 0.01, DisplayUnit: "%", IgnoredForRegression: true,
 		Help: "Width of the 95% confidence interval of the median time, relative to the median: the measurement's precision.",
 		Extract: measurement(func(m models.PIMeasurement) (float64, error) {
-			if m.CI95Low == 0 && m.CI95High == 0 {
-				return 0, errors.New("pi.json has no ci95_low and ci95_high")
+			lo, hi := m.CI95Low, m.CI95High
+			if lo == 0 && hi == 0 {
+				// An exec PI's command need not compute the interval (docs/run.md):
+				// it is taken from its samples as the built-in PIs take it, or the
+				// KPI does not apply, without a warning for every such run.
+				var ok bool
+				if lo, hi, ok = sampleCI(m.SamplesMs); !ok {
+					return 0, kpi.ErrNotApplicable
+				}
 			}
-			if m.CI95High < m.CI95Low {
-				return 0, fmt.Errorf("ci95_high %v is below ci95_low %v", m.CI95High, m.CI95Low)
+			if hi < lo {
+				return 0, fmt.Errorf("ci95_high %v is below ci95_low %v", hi, lo)
 			}
 			elapsed, err := positive("elapsed", m.Elapsed)
 			if err != nil {
 				return 0, err
 			}
-			return (m.CI95High - m.CI95Low) / elapsed, nil
+			return (hi - lo) / elapsed, nil
 		}),
 	},
 	kpi.Definition{
@@ -158,3 +167,15 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 
 // MainKPI implements workloads.MainKPIProvider: a PI measures throughput.
 func (Workload) MainKPI() string { return "rate_gflops" }
+
+// sampleCI is the distribution-free 95% interval of the median of samples
+// (measure.MedianCI, the interval the built-in PIs record); ok is false when
+// there are too few samples for an interval of that coverage (fewer than 6).
+func sampleCI(samples []float64) (lo, hi float64, ok bool) {
+	if len(samples) == 0 {
+		return 0, 0, false
+	}
+	sorted := slices.Sorted(slices.Values(samples))
+	lo, hi, coverage := measure.MedianCI(sorted, measure.Confidence)
+	return lo, hi, coverage >= measure.Confidence
+}

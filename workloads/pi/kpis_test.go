@@ -334,3 +334,43 @@ func TestLenientPayloads(t *testing.T) {
 		})
 	}
 }
+
+// An exec PI's command need not write ci95_low and ci95_high: the precision
+// KPI is then the samples' distribution-free interval of the median, the
+// one the built-in PIs record, and with too few samples for a 95% interval
+// it is absent without a warning (no line per run of such a PI).
+func TestPrecisionFromSamples(t *testing.T) {
+	t.Parallel()
+	samples := []float64{10.4, 9.8, 10.1, 10.0, 12.5, 9.9, 10.2, 10.3, 9.7, 10.0, 10.6, 10.1}
+	tests := []struct {
+		name    string
+		samples []float64
+		want    float64 // 0: absent
+	}{
+		// n = 12: the order statistics x(3) and x(10) cover 96.1%.
+		{"12 samples", samples, (10.4 - 9.9) / 10.1},
+		// n = 5: even the minimum and maximum cover only 93.75%.
+		{"5 samples", samples[:5], 0},
+		{"no samples", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := numpyResults()
+			r.PI.Result = models.PIMeasurement{Elapsed: 10.1, SamplesMs: tt.samples}
+			p, warnings := lts.Build(run(numpySettings(), 0, r), Workload{}, lts.Options{})
+			for _, w := range warnings {
+				if strings.Contains(w, "elapsed_ci95_rel") {
+					t.Errorf("warning %q", w)
+				}
+			}
+			got, ok := p.KPIs["elapsed_ci95_rel"]
+			switch {
+			case tt.want == 0 && ok:
+				t.Errorf("elapsed_ci95_rel = %v, want none", got.Value)
+			case tt.want != 0 && (!ok || math.Abs(got.Value-tt.want) > 1e-12):
+				t.Errorf("elapsed_ci95_rel = %v (present %v), want %v", got.Value, ok, tt.want)
+			}
+		})
+	}
+}
