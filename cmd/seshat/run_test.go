@@ -357,7 +357,9 @@ func TestExamplesAreValid(t *testing.T) {
 		t.Fatalf("no examples: %v", err)
 	}
 	files = append(files, filepath.Join("..", "..", "examples", "ci", "benchmark.yaml"),
-		filepath.Join("internal", "pipeline", "demodata", "benchmark.yaml"))
+		filepath.Join("internal", "pipeline", "demodata", "benchmark.yaml"),
+		// The GPU check's files (bench/gpu/check.sh), run on a CUDA machine.
+		filepath.Join("..", "..", "bench", "gpu", "pis.yaml"), filepath.Join("..", "..", "bench", "gpu", "ab.yaml"))
 	for _, f := range files {
 		r := runSeshat(t, nil, "run", "--dry-run", "--benchmark", f)
 		if r.code != 0 || !strings.Contains(r.stderr, "to run, nothing written") {
