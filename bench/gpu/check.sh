@@ -11,7 +11,8 @@
 #      must fail on "slow" alone (exit 2).
 # Usage: bench/gpu/check.sh   (from the repository root; SESHAT names the
 # binary, default bench/out/seshat, built when Go is there; OUT the folder
-# for logs and results, default bench/out/gpu). The machine needs torch with
+# for logs, default bench/out/gpu; RESULTS the results, default $OUT/results).
+# The machine needs torch with
 # CUDA for python3 on PATH.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -20,7 +21,7 @@ S=${SESHAT:-bench/out/seshat}
 if [ -z "${SESHAT:-}" ] && command -v go >/dev/null; then
   mkdir -p bench/out && go build -o "$S" ./cmd/seshat || exit 1
 fi
-S=$(realpath "$S"); PY=$(command -v python3); R=$OUT/results
+S=$(realpath "$S"); PY=$(command -v python3); R=${RESULTS:-$OUT/results}
 mkdir -p "$OUT"; rm -rf "$R"
 T0=$(date +%s); step() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
