@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The torch GPU PIs and A/B in one job on a CUDA machine, in about 4 minutes:
+# The torch GPU PIs and A/B in one job on a CUDA machine, in 4 to 6 minutes:
 #   1. seshat host check;
 #   2. pis.yaml: torch matmul (4096, 8192; float32, bfloat16) and conv2d
 #      (NCHW, NHWC) on the GPU, 2 runs each, parsed to an LTS file;
@@ -32,7 +32,7 @@ timeout 170 "$S" run --benchmark bench/gpu/pis.yaml --results-dir "$R/pis" --pyt
 echo "run: exit $?"; tail -1 "$OUT/pis-run.log"
 "$S" parse --results-dir "$R/pis" --output-lts "$OUT/pis-lts.json" > "$OUT/pis-parse.log" 2>&1; echo "parse: exit $?"
 step "A/B"
-timeout 170 "$S" run --benchmark bench/gpu/ab.yaml --results-dir "$R/ab" --python "$PY" > "$OUT/ab-run.log" 2>&1
+timeout 300 "$S" run --benchmark bench/gpu/ab.yaml --results-dir "$R/ab" --python "$PY" > "$OUT/ab-run.log" 2>&1
 echo "run: exit $?"; tail -1 "$OUT/ab-run.log"
 "$S" regression --results-dir "$R/ab" --baseline side=base --report-dir "$R/ab-report" > "$OUT/ab-regression.txt" 2> "$OUT/ab-regression.err"
 echo "regression --baseline side=base: exit $? (2 expected: side=slow)"
