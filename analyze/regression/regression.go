@@ -113,6 +113,11 @@ type Report struct {
 	Confirm *Confirm
 	// AllowNoHistory is Options.AllowNoHistory: NoHistory passes.
 	AllowNoHistory bool
+	// Incomplete, when set, says why the analysis lacks what it needs
+	// though some entries have values (a side of an A/B with no complete
+	// run): it then has nothing trustworthy to say, and every output says
+	// so with this reason (exit 3).
+	Incomplete string `json:"-"`
 }
 
 // Confirm is what `seshat regression --confirm N` did before judging: the

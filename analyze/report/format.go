@@ -145,9 +145,10 @@ func (o Outcome) Sentence() string {
 }
 
 // OutcomeOf judges a report: it fails on a failing result (exit 2), says
-// it has nothing to judge when no current entry has a KPI value or no
-// result had history (exit 3; the latter passes when the analysis allowed
-// it), and otherwise passes, with or without findings.
+// it has nothing to judge when no current entry has a KPI value, when the
+// report is Incomplete, or when no result had history (exit 3; the latter
+// passes when the analysis allowed it), and otherwise passes, with or
+// without findings.
 func OutcomeOf(rep *regression.Report) Outcome {
 	s := rep.Summary
 	o := Outcome{Failing: s.Failing}
@@ -199,6 +200,11 @@ func OutcomeOf(rep *regression.Report) Outcome {
 	case rep.NoData():
 		o.Kind, o.Exit = OutcomeNoData, 3
 		o.Text = fmt.Sprintf("no current entry has a KPI value (%s not analysed: failed or incomplete runs?)", plural(s.Entries, "entry"))
+	case rep.Incomplete != "":
+		o.Kind, o.Exit, o.Text = OutcomeNoData, 3, rep.Incomplete
+		if o.Failing > 0 {
+			o.Text += fmt.Sprintf(" (%s failing besides)", plural(o.Failing, "result"))
+		}
 	case rep.NoHistory() && !rep.AllowNoHistory:
 		o.Kind, o.Exit = OutcomeNoData, 3
 		o.Text = fmt.Sprintf("no result has history (%d no-history): is --history the store the runs are uploaded to? (--allow-no-history passes a first run)", s.NoHistory)

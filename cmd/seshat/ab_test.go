@@ -124,6 +124,14 @@ func TestRegressionABBadBaseline(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stderr, "no complete run with a KPI value for side=head") {
 		t.Errorf("incomplete head: exit %d, want 3:\n%s", r.code, r.stderr)
 	}
+	// Every output says what the exit status says (the table's last line
+	// said "PASSED (exit 0)" while seshat exited 3).
+	if want := "NO DATA (exit 3): --baseline side=base: no complete run with a KPI value for side=head"; !strings.Contains(r.stdout, want) {
+		t.Errorf("incomplete head: stdout lacks %q:\n%s", want, r.stdout)
+	}
+	if md, err := os.ReadFile(filepath.Join(h.dir, "report", "summary.md")); err != nil || !strings.Contains(string(md), "NO DATA (exit 3)") {
+		t.Errorf("incomplete head: summary.md does not say NO DATA (exit 3) (%v):\n%s", err, md)
+	}
 	incomplete("base")
 	r = runSeshat(t, nil, "regression", "--results-dir", results, "--no-cache", "--baseline", "side=base", "--report-dir", filepath.Join(h.dir, "report"))
 	if r.code != 3 || !strings.Contains(r.stderr, "the baseline has no complete run") {

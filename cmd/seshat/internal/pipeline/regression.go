@@ -236,6 +236,9 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		dir = DefaultRegressionReportDir
 	}
 	info.ReportsIndex = reportsIndexHref(dir, opts.ReportsIndex)
+	if baseline != nil {
+		rep.Incomplete = baselineSidesMissing(baseline, runs, rep)
+	}
 	if err := report.WriteDir(dir, rep, info); err != nil {
 		return fmt.Errorf("--report-dir: %w", err)
 	}
@@ -244,11 +247,6 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 		return err
 	}
 	fmt.Fprintf(env.status(), "regression: %s; report: %s\n", report.Counts(rep), filepath.Join(dir, RegressionHTML))
-	if baseline != nil {
-		if err := baselineSidesStatus(baseline, runs, rep); err != nil {
-			return err
-		}
-	}
 	return regressionStatus(rep)
 }
 

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -105,10 +106,10 @@ func checkBaseline(b *regression.Baseline, runs []regression.Run) error {
 	return nil
 }
 
-// baselineSidesStatus is exit 3 when a side of the A/B has no run with a
-// KPI value (every run failed or is incomplete), naming the sides; nil
-// otherwise.
-func baselineSidesStatus(b *regression.Baseline, runs []regression.Run, rep *regression.Report) error {
+// baselineSidesMissing names the sides of the A/B that have no run with a
+// KPI value (every run failed or is incomplete), as the report's
+// Incomplete reason (exit 3); "" when every side has one.
+func baselineSidesMissing(b *regression.Baseline, runs []regression.Run, rep *regression.Report) string {
 	sides := map[string]bool{}
 	for _, r := range runs {
 		if v, ok := sideOf(r, b.Key); ok {
@@ -136,9 +137,9 @@ func baselineSidesStatus(b *regression.Baseline, runs []regression.Run, rep *reg
 		}
 	}
 	if len(missing) == 0 {
-		return nil
+		return ""
 	}
-	return exitcode.Errorf(exitcode.NoData, "--baseline %s: no complete run with a KPI value for %s", b, strings.Join(missing, ", "))
+	return fmt.Sprintf("--baseline %s: no complete run with a KPI value for %s", b, strings.Join(missing, ", "))
 }
 
 // settingsText is the settings of a run as label text.
