@@ -59,6 +59,11 @@ func TestRegressionABBaseline(t *testing.T) {
 	if !strings.Contains(r.stdout, "baseline") {
 		t.Errorf("the table does not show the baseline:\n%s", r.stdout)
 	}
+	// side tells the two sides apart: that is the A/B, not worth a warning
+	// (TestRegressionVaryingSettingIsASeries: without --baseline it is).
+	if strings.Contains(r.stderr, "varies across the matrix") {
+		t.Errorf("a warning on the A/B key:\n%s", r.stderr)
+	}
 	if _, err := os.Stat(filepath.Join(h.dir, "lts.db")); err == nil {
 		t.Error("a store was created")
 	}

@@ -518,7 +518,8 @@ func currentRuns(ctx context.Context, env *Env, opts RegressionOptions) ([]regre
 		}
 		runs = append(runs, regression.Run{Path: e.Path, Record: lts.Record{Workload: e.Workload}, Problems: problems, Settings: settingsText(e.Settings)})
 	}
-	for _, note := range labelMergedSettings(runs) {
+	abKey, _, _ := strings.Cut(opts.Baseline, "=")
+	for _, note := range labelMergedSettings(runs, abKey) {
 		env.logger().Warn(note)
 	}
 	return runs, set.From, set.Entries, nil

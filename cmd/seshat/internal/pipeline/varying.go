@@ -18,8 +18,9 @@ import (
 // the labels already tell apart (matrix_size, backend...) are left as they
 // are, so that the entries' labels stay those of the stored payloads. It
 // returns one note per setting made a label: stored payloads do not carry
-// it, so the history of these entries is the builds that do.
-func labelMergedSettings(runs []regression.Run) []string {
+// it, so the history of these entries is the builds that do. The A/B key
+// (--baseline KEY=VALUE) gets none: telling its sides apart is the point.
+func labelMergedSettings(runs []regression.Run, abKey string) []string {
 	type group struct{ values map[string]map[string]bool }
 	groups := map[string]*group{}
 	for _, r := range runs {
@@ -77,6 +78,9 @@ func labelMergedSettings(runs []regression.Run) []string {
 	var notes []string
 	for _, id := range slices.Sorted(maps.Keys(values)) {
 		workload, k, _ := strings.Cut(id, "\x00")
+		if k == abKey {
+			continue
+		}
 		notes = append(notes, fmt.Sprintf("setting %s (%s) varies across the matrix of workload %s but no label of its runs tells its values apart: "+
 			"it is a label of this analysis, one series per value (stored builds without it are not their history)",
 			k, strings.Join(slices.Sorted(maps.Keys(values[id])), ", "), workload))
