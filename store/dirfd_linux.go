@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -18,9 +19,13 @@ import (
 
 // dir is an open directory whose files are listed, stated and read relative
 // to its descriptor. A cached parse of a large tree is dominated by system
-// calls (ten per test root: open, fstat and close of its directory and
-// seven stats of its stamps; build.json's absence is taken from the
-// directory's stamp, cacheHeader.BuildDir); relative lookups skip the path walk, and
+// calls: eight per test root, a stat of its directory (openChild: it is
+// opened only when it must be listed) and seven stats of its stamps;
+// build.json's absence is taken from the directory's stamp,
+// cacheHeader.BuildDir. Opening, stating and closing every root's directory
+// instead (ten calls) cost 570-705 ms of CPU a cached load of 10,000 runs
+// against 479-555 ms (BenchmarkLoad/cached -bench-runs 10000, 3 alternate
+// rounds at a load of 6). Relative lookups skip the path walk, and
 // the raw calls skip what package os adds for general files (a netpoller
 // registration per open, a FileInfo allocation per stat, a second read to
 // see EOF). What it saves: `seshat parse` of bench/gen's 10,000 pi runs,
@@ -30,7 +35,15 @@ import (
 // (cpu-ns/op), within its noise on a busy host.
 type dir struct {
 	path string
-	fd   int
+	// fd is the directory's descriptor, -1 until a directory reached by
+	// openChild needs its own (to be listed); until then its files are
+	// named through its parent's: name/file relative to parent.fd.
+	fd     int
+	parent *dir
+	name   string
+	// refs counts the directory's own walk and its children's: the last
+	// release closes fd.
+	refs atomic.Int32
 }
 
 // openDir opens path (symlinks followed) as a directory and returns what it
@@ -49,10 +62,67 @@ func openDir(path string) (*dir, fileStat, error) {
 		_ = unix.Close(fd)
 		return nil, fileStat{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	return &dir{path: path, fd: fd}, statOf(&st), nil
+	d := &dir{path: path, fd: fd}
+	d.refs.Store(1)
+	return d, statOf(&st), nil
 }
 
-func (d *dir) close() { _ = unix.Close(d.fd) }
+// openChild is the subdirectory name of parent, which must stay open until
+// the child is closed (the walker retains it): one stat instead of an
+// open, a stat and a close, as most test roots of a cached parse are only
+// stated file by file. A symlink is followed, as openDir follows it.
+func openChild(parent *dir, name string) (*dir, fileStat, error) {
+	path := filepath.Join(parent.path, name)
+	var st unix.Stat_t
+	if err := retryEINTR(func() error { return unix.Fstatat(parent.fd, name, &st, 0) }); err != nil {
+		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	fst := statOf(&st)
+	if !fst.mode.IsDir() {
+		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: unix.ENOTDIR}
+	}
+	d := &dir{path: path, fd: -1, parent: parent, name: name}
+	d.refs.Store(1)
+	return d, fst, nil
+}
+
+// open gives the directory its own descriptor, for listing it.
+func (d *dir) open() error {
+	if d.fd >= 0 {
+		return nil
+	}
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = unix.Openat(d.parent.fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: d.path, Err: err}
+	}
+	d.fd = fd
+	return nil
+}
+
+// at is how a file of the directory is named to the *at system calls: rel
+// under its own descriptor, or name/rel under its parent's.
+func (d *dir) at(rel string) (int, string) {
+	if d.fd >= 0 {
+		return d.fd, rel
+	}
+	return d.parent.fd, d.name + "/" + rel
+}
+
+// retain keeps the directory open for a child reached by openChild.
+func (d *dir) retain() { d.refs.Add(1) }
+
+// close releases the directory: its descriptor is closed when its walk
+// and every child's are done.
+func (d *dir) close() {
+	if d.refs.Add(-1) == 0 && d.fd >= 0 {
+		_ = unix.Close(d.fd)
+		d.fd = -1
+	}
+}
 
 // pathErr names a file of the directory in an error; the path is only
 // built when there is an error to report.
@@ -64,6 +134,9 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // readDir lists the directory, sorted by name, without "." and "..".
 func (d *dir) readDir() ([]dirEntry, error) {
+	if err := d.open(); err != nil {
+		return nil, err
+	}
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
@@ -135,7 +208,8 @@ func (d *dir) parseDirents(buf []byte, out []dirEntry) ([]dirEntry, error) {
 // followed) is now.
 func (d *dir) stat(rel string) (fileStat, error) {
 	var st unix.Stat_t
-	err := retryEINTR(func() error { return unix.Fstatat(d.fd, rel, &st, 0) })
+	fd, name := d.at(rel)
+	err := retryEINTR(func() error { return unix.Fstatat(fd, name, &st, 0) })
 	if err != nil {
 		return fileStat{}, d.pathErr("stat", rel, err)
 	}
@@ -149,8 +223,9 @@ func (d *dir) stat(rel string) (fileStat, error) {
 // grew since has a new stamp, which the next parse sees.
 func (d *dir) readFile(rel string, limit int64) (data []byte, st fileStat, ok bool, err error) {
 	var fd int
+	at, name := d.at(rel)
 	err = retryEINTR(func() (err error) {
-		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err = unix.Openat(at, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		return err
 	})
 	if err != nil {
@@ -215,4 +290,7 @@ func retryEINTR(f func() error) error {
 }
 
 // remove deletes the file rel of the directory, best effort.
-func (d *dir) remove(rel string) { _ = unix.Unlinkat(d.fd, rel, 0) }
+func (d *dir) remove(rel string) {
+	fd, name := d.at(rel)
+	_ = unix.Unlinkat(fd, name, 0)
+}

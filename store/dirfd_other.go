@@ -26,6 +26,13 @@ func openDir(path string) (*dir, fileStat, error) {
 	return &dir{path: path}, statOf(st), nil
 }
 
+// openChild is the subdirectory name of parent.
+func openChild(parent *dir, name string) (*dir, fileStat, error) {
+	return openDir(filepath.Join(parent.path, name))
+}
+
+func (d *dir) retain() {}
+
 func (d *dir) close() {}
 
 func (d *dir) readDir() ([]dirEntry, error) {

@@ -98,6 +98,10 @@ type walkTask struct {
 	link      bool     // reached through a symlink
 	pack      *pack    // the parse cache of the directory holding this one
 	key       string   // this directory's name in pack
+	// parent is the directory holding this one, retained for it: the
+	// directory is reached from it (openChild) rather than by its path.
+	// nil for the results directory and symlinks.
+	parent *dir
 }
 
 type walker struct {
@@ -212,7 +216,15 @@ func scanListing(entries []dirEntry) (l rootListing, skip bool) {
 }
 
 func (w *walker) walk(t walkTask) {
-	d, st, err := openDir(t.dir)
+	var d *dir
+	var st fileStat
+	var err error
+	if t.parent != nil {
+		defer t.parent.close()
+		d, st, err = openChild(t.parent, t.key)
+	} else {
+		d, st, err = openDir(t.dir)
+	}
 	if err != nil {
 		switch {
 		case t.link && (os.IsNotExist(err) || errors.Is(err, syscall.ELOOP)):
@@ -320,6 +332,8 @@ func (w *walker) walk(t walkTask) {
 		}
 		switch e.typ {
 		case fs.ModeDir:
+			d.retain()
+			child.parent = d
 			dirs = append(dirs, child)
 		case fs.ModeSymlink:
 			child.link = true
