@@ -117,6 +117,38 @@ func TestParseOutputLTS(t *testing.T) {
 	}
 }
 
+// TestLTSGoldenMatchesSchema: the LTS payloads of the shipped tree, which
+// cmd/seshat's TestLTSGolden checks `seshat parse --output-lts -` writes
+// byte for byte, match the JSON Schema `seshat schema` writes (validated
+// here, so that the validator stays out of that test binary, which every
+// `seshat pi` of its tests starts).
+func TestLTSGoldenMatchesSchema(t *testing.T) {
+	t.Parallel()
+	const golden = "../../../../testdata/golden/lts.json"
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payloads []struct {
+		Metadata struct {
+			TestUUID string `json:"test_uuid"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &payloads); err != nil {
+		t.Fatalf("%s: %v", golden, err)
+	}
+	inst, err := sjs.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := compiledSchema(t)
+	for i, p := range inst.([]any) {
+		if err := schema.Validate(p); err != nil {
+			t.Errorf("payload %d (%s) does not match the schema: %v", i, payloads[i].Metadata.TestUUID, err)
+		}
+	}
+}
+
 func TestParseOutputLTSRefusesInvalidPayloads(t *testing.T) {
 	t.Parallel()
 	root := toyTree(t)
