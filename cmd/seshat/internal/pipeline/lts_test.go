@@ -105,14 +105,27 @@ func TestParseOutputLTS(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "matrix.json")); err != nil {
 		t.Errorf("matrix not written beside the LTS: %v", err)
 	}
+	checkSchema(t, data)
+}
+
+// checkSchema validates each payload of the JSON array data against the
+// schema `seshat schema` writes.
+func checkSchema(t *testing.T, data []byte) {
+	t.Helper()
 	inst, err := sjs.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
+	payloads, ok := inst.([]any)
+	if !ok {
+		t.Fatalf("not a JSON array of payloads: %.200s", data)
+	}
 	schema := compiledSchema(t)
-	for i, p := range inst.([]any) {
+	for i, p := range payloads {
 		if err := schema.Validate(p); err != nil {
-			t.Errorf("payload %d does not match the schema: %v", i, err)
+			m, _ := p.(map[string]any)
+			meta, _ := m["metadata"].(map[string]any)
+			t.Errorf("payload %d (test_uuid %v) does not match the schema: %v", i, meta["test_uuid"], err)
 		}
 	}
 }
@@ -124,29 +137,11 @@ func TestParseOutputLTS(t *testing.T) {
 // `seshat pi` of its tests starts).
 func TestLTSGoldenMatchesSchema(t *testing.T) {
 	t.Parallel()
-	const golden = "../../../../testdata/golden/lts.json"
-	data, err := os.ReadFile(golden)
+	data, err := os.ReadFile("../../../../testdata/golden/lts.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var payloads []struct {
-		Metadata struct {
-			TestUUID string `json:"test_uuid"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(data, &payloads); err != nil {
-		t.Fatalf("%s: %v", golden, err)
-	}
-	inst, err := sjs.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := compiledSchema(t)
-	for i, p := range inst.([]any) {
-		if err := schema.Validate(p); err != nil {
-			t.Errorf("payload %d (%s) does not match the schema: %v", i, payloads[i].Metadata.TestUUID, err)
-		}
-	}
+	checkSchema(t, data)
 }
 
 func TestParseOutputLTSRefusesInvalidPayloads(t *testing.T) {
