@@ -23,14 +23,11 @@ func abBenchmark(t *testing.T, h *fakeHost, repeat int, base, head float64) stri
 // abNoisyBenchmark is abBenchmark with runs of relative noise noise.
 func abNoisyBenchmark(t *testing.T, h *fakeHost, repeat int, base, head, noise float64) string {
 	t.Helper()
-	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := fakeRate(t)
 	h.write(t, filepath.Join(h.dir, "speed-base"), base)
 	h.write(t, filepath.Join(h.dir, "speed-head"), head)
 	path := filepath.Join(h.dir, "ab.yaml")
-	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  pr:\n    pi: exec\n    device: cpu\n    side: [base, head]\n    repeat: %d\n    command: [sh, %q, %q, \"\", \"%g\"]\n",
+	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  pr:\n    pi: exec\n    device: cpu\n    side: [base, head]\n    repeat: %d\n    command: [awk, -f, %q, %q, \"\", \"%g\"]\n",
 		repeat, script, filepath.Join(h.dir, "speed-{side}"), noise))
 	return path
 }

@@ -69,12 +69,9 @@ func TestRegressionConfirmAutoDecides(t *testing.T) {
 // "too few runs to judge") until the current build has 8 runs.
 func (h *fakeHost) smallBatches(t *testing.T) string {
 	t.Helper()
-	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := fakeRate(t)
 	path := filepath.Join(h.dir, "benchmark-2.yaml")
-	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 2\n    command: [sh, %q, %q, %q, \"0.01\"]\n",
+	h.write(t, path, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 2\n    command: [awk, -f, %q, %q, %q, \"0.01\"]\n",
 		script, h.speed, h.slow))
 	return path
 }
@@ -179,14 +176,11 @@ func TestRegressionConfirmInterrupted(t *testing.T) {
 // (without --confirm) into a report directory: a regression.
 func (h *fakeHost) hangingNight(t *testing.T) (bench, hang, started, night string, analyse func(report string) result) {
 	t.Helper()
-	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := fakeRate(t)
 	hang, started = filepath.Join(h.dir, "hang"), filepath.Join(h.dir, "started")
 	bench = filepath.Join(h.dir, "benchmark-hang.yaml")
 	h.write(t, bench, fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n"+
-		"    command: [sh, -c, 'if [ -f \"$0\" ]; then touch \"$1\"; sleep 60; fi; exec sh \"$2\" \"$3\" \"$4\" 0.01', %q, %q, %q, %q, %q]\n",
+		"    command: [sh, -c, 'if [ -f \"$0\" ]; then touch \"$1\"; sleep 60; fi; exec awk -f \"$2\" \"$3\" \"$4\" 0.01', %q, %q, %q, %q, %q]\n",
 		hang, started, script, h.speed, h.slow))
 	h.stableHistory(t)
 	h.slowPhase(t, 5)

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// fakeHost runs the stand-in PI testdata/pi/fake-rate.sh, whose rate the
+// fakeHost runs the stand-in PI testdata/pi/fake-rate.awk, whose rate the
 // test sets: the speed of the code under test, a slow phase of the host
 // lasting some runs, and the run-to-run noise.
 type fakeHost struct {
@@ -31,6 +31,18 @@ func newFakeHost(t *testing.T) *fakeHost {
 		store: "sqlite:" + filepath.Join(dir, "lts.db")}
 }
 
+// fakeRate is the stand-in PI's awk program, run as [awk, -f, fakeRate,
+// speed file, slow file, noise]: one process a run, where its shell
+// wrapper fake-rate.sh costs two.
+func fakeRate(t *testing.T) string {
+	t.Helper()
+	script, err := filepath.Abs("../../testdata/pi/fake-rate.awk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
+
 func (h *fakeHost) write(t *testing.T, path string, v any) {
 	t.Helper()
 	if err := os.WriteFile(path, fmt.Appendf(nil, "%v\n", v), 0o644); err != nil {
@@ -48,12 +60,9 @@ func (h *fakeHost) slowPhase(t *testing.T, n int) { h.write(t, h.slow, n) }
 // the given run-to-run noise.
 func (h *fakeHost) benchmark(t *testing.T, noise float64) string {
 	t.Helper()
-	script, err := filepath.Abs("../../testdata/pi/fake-rate.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := fakeRate(t)
 	path := filepath.Join(h.dir, fmt.Sprintf("benchmark-%g.yaml", noise))
-	src := fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n    command: [sh, %q, %q, %q, \"%g\"]\n",
+	src := fmt.Sprintf("extra_settings: [device]\nexpe:\n  nightly:\n    pi: exec\n    device: cpu\n    repeat: 5\n    command: [awk, -f, %q, %q, %q, \"%g\"]\n",
 		script, h.speed, h.slow, noise)
 	h.write(t, path, src)
 	return path

@@ -105,16 +105,43 @@ func TestParseOutputLTS(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "matrix.json")); err != nil {
 		t.Errorf("matrix not written beside the LTS: %v", err)
 	}
+	checkSchema(t, data)
+}
+
+// checkSchema validates each payload of the JSON array data against the
+// schema `seshat schema` writes.
+func checkSchema(t *testing.T, data []byte) {
+	t.Helper()
 	inst, err := sjs.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
+	payloads, ok := inst.([]any)
+	if !ok {
+		t.Fatalf("not a JSON array of payloads: %.200s", data)
+	}
 	schema := compiledSchema(t)
-	for i, p := range inst.([]any) {
+	for i, p := range payloads {
 		if err := schema.Validate(p); err != nil {
-			t.Errorf("payload %d does not match the schema: %v", i, err)
+			m, _ := p.(map[string]any)
+			meta, _ := m["metadata"].(map[string]any)
+			t.Errorf("payload %d (test_uuid %v) does not match the schema: %v", i, meta["test_uuid"], err)
 		}
 	}
+}
+
+// TestLTSGoldenMatchesSchema: the LTS payloads of the shipped tree, which
+// cmd/seshat's TestLTSGolden checks `seshat parse --output-lts -` writes
+// byte for byte, match the JSON Schema `seshat schema` writes (validated
+// here, so that the validator stays out of that test binary, which every
+// `seshat pi` of its tests starts).
+func TestLTSGoldenMatchesSchema(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../../../testdata/golden/lts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSchema(t, data)
 }
 
 func TestParseOutputLTSRefusesInvalidPayloads(t *testing.T) {
