@@ -107,7 +107,7 @@ func (s *store) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, 
 		pageSize := q.PageSizeOr(s.pageSize)
 		for start := 0; start < len(ids); start += pageSize {
 			page := ids[start:min(start+pageSize, len(ids))]
-			records, err := s.readSummaries(ctx, page, shared)
+			records, err := s.readSummaries(ctx, page, shared, q.SampleStats)
 			if err != nil {
 				yield(lts.Record{}, wrapErr(s, err))
 				return
@@ -146,15 +146,21 @@ func want[T any](docs map[int64]T, id int64, missing []any) []any {
 // summaryRow is a row of summaries before its shared documents are joined.
 type summaryRow struct {
 	values                []byte // nil: deleted since selected
+	samples               []byte // nil: none kept (or not asked)
 	labelSet, kind, build int64  // build 0: none
 }
 
 // readSummaries reads and decodes the summaries of ids, in the order of
 // ids (rows deleted since selected are skipped), and the shared documents
-// they use that shared lacks.
-func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs) ([]lts.Record, error) {
+// they use that shared lacks; with samples, the summaries of the runs'
+// samples too (lts.Query.SampleStats).
+func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs, samples bool) ([]lts.Record, error) {
 	args, pos := idArgs(ids)
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
+	samplesColumn := "NULL"
+	if samples {
+		samplesColumn = "samples"
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure, "+samplesColumn+" FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +174,7 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 		var build sql.NullInt64
 		var load, share, pressure sql.NullFloat64
 		var r summaryRow
-		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share, &pressure); err != nil {
+		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share, &pressure, &r.samples); err != nil {
 			return nil, err
 		}
 		i := pos[id]
@@ -251,8 +257,8 @@ func readShared[T any](ctx context.Context, s *store, query string, ids []any, d
 	return rows.Err()
 }
 
-// decodeValues decodes the KPI values of raw into the records beside them,
-// in parallel; rows deleted since selected are left alone.
+// decodeValues decodes the KPI values of raw (and the summaries of their
+// samples) into the records beside them, in parallel; rows deleted since selected are left alone.
 func decodeValues(out []lts.Record, raw []summaryRow) error {
 	return parallelEach(len(raw), 256, func(i int) error {
 		if raw[i].values == nil {
@@ -263,6 +269,11 @@ func decodeValues(out []lts.Record, raw []summaryRow) error {
 			return fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
 		}
 		out[i].Values = values
+		if raw[i].samples != nil {
+			if err := json.Unmarshal(raw[i].samples, &out[i].Samples); err != nil {
+				return fmt.Errorf("stored payload %s: summaries of its samples: %w", out[i].TestUUID, err)
+			}
+		}
 		return nil
 	})
 }

@@ -169,6 +169,12 @@ var migrations = []string{
 	`ALTER TABLE summaries ADD COLUMN cpu_pressure REAL;
 	UPDATE summaries SET
 		cpu_pressure = (SELECT p.payload->>'$.metadata.cpu_pressure' FROM payloads p WHERE p.id = summaries.id);`,
+	// 10: each summary's summaries of the run's per-iteration samples
+	// (lts.Record.Samples, {"kpi": {"n", "log_mean", "log_var"}}), written
+	// when the store is opened with lts.StoreOptions.Samples; NULL when not
+	// (the payloads stored before: their samples are the workload's to
+	// read from the results, which SQL cannot).
+	`ALTER TABLE summaries ADD COLUMN samples TEXT;`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -182,6 +188,7 @@ type store struct {
 	db       *sql.DB
 	path     string
 	pageSize int
+	samples  func(p *models.Payload, kpi string) []float64 // lts.StoreOptions.Samples
 }
 
 func init() { lts.Register("sqlite", "sqlite:PATH", open) }
@@ -237,7 +244,7 @@ func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store,
 	if err != nil {
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
-	s := &store{db: db, path: path, pageSize: opts.PageSize}
+	s := &store{db: db, path: path, pageSize: opts.PageSize, samples: opts.Samples}
 	if err := s.migrateWaiting(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
@@ -330,7 +337,7 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, err := encodePayloads(payloads)
+	docs, err := encodePayloads(payloads, s.samples)
 	if err != nil {
 		return stats, err
 	}
@@ -366,15 +373,16 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 }
 
 // encodedPayload is a payload as the store writes it: the whole document,
-// and its summary: label set, KPI values, kind, build (nil when none).
+// and its summary: label set, KPI values, kind, build (nil when none), and
+// the summaries of its samples (nil when not known).
 type encodedPayload struct {
-	doc, labels, values, kind, build []byte
+	doc, labels, values, kind, build, samples []byte
 }
 
 // encodePayloads marshals payloads in parallel, before the transaction
 // starts: encoding is a third of an upload's time, and a parallel upload
 // waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
+func encodePayloads(payloads []*models.Payload, samples func(*models.Payload, string) []float64) ([]encodedPayload, error) {
 	kinds, err := encodeKinds(payloads)
 	if err != nil {
 		return nil, err
@@ -386,6 +394,9 @@ func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
 		var err error
 		if e.doc, err = json.Marshal(p); err == nil {
 			e.labels, e.values, e.build, err = encodeSummary(p)
+		}
+		if stats := lts.SampleStatsOf(p, samples); err == nil && stats != nil {
+			e.samples, err = json.Marshal(stats)
 		}
 		if err != nil {
 			return fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
@@ -455,7 +466,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure, samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -495,6 +506,15 @@ func nullIfNil(v *float64) any {
 		return nil
 	}
 	return *v
+}
+
+// nullIfEmpty is NULL for no document (unknown), else the document as
+// text.
+func nullIfEmpty(doc []byte) any {
+	if doc == nil {
+		return nil
+	}
+	return string(doc)
 }
 
 // nullIfZero is NULL for 0 (unknown), else v.
@@ -556,7 +576,7 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure)); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure), nullIfEmpty(e.samples)); err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)
