@@ -62,7 +62,8 @@ func storeOfBench(b *testing.B) string {
 			}
 		}
 		st.path = filepath.Join(dir, fmt.Sprintf("lts-%d-explorer.db", *benchPayloads))
-		s, err := lts.Open(context.Background(), "sqlite:"+st.path, lts.StoreOptions{})
+		// Stored as seshat stores them: with the summaries of pi's samples.
+		s, err := lts.Open(context.Background(), "sqlite:"+st.path, lts.StoreOptions{Samples: piSamples})
 		if err != nil {
 			st.err = err
 			return
@@ -82,6 +83,9 @@ func storeOfBench(b *testing.B) string {
 	}
 	return st.path
 }
+
+// piSamples are pi's per-iteration samples behind a KPI.
+func piSamples(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }
 
 // benchPayloadsFrom makes payloads start..start+n-1 of the store.
 func benchPayloadsFrom(start, n int) []*models.Payload {
@@ -327,7 +331,7 @@ func BenchmarkExplorer(b *testing.B) {
 	// samples compares builds as seshat serve does: on pi's per-iteration
 	// samples, kept in the stored results.
 	samples, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour,
-		Compare: compare.Options{Samples: func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }}})
+		Compare: compare.Options{Samples: piSamples}})
 	if err != nil {
 		b.Fatal(err)
 	}
