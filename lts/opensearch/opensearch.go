@@ -1186,8 +1186,13 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 			if after != nil {
 				req["search_after"] = after
 			}
-			if withoutResults {
+			switch {
+			case withoutResults && !q.SampleStats:
+				req["_source"] = map[string]any{"excludes": []string{"results", "sample_stats"}}
+			case withoutResults:
 				req["_source"] = map[string]any{"excludes": []string{"results"}}
+			default: // a payload is the document less what was stored beside it
+				req["_source"] = map[string]any{"excludes": []string{"sample_stats"}}
 			}
 			body, err := json.Marshal(req)
 			if err != nil {

@@ -146,7 +146,7 @@ func want[T any](docs map[int64]T, id int64, missing []any) []any {
 // summaryRow is a row of summaries before its shared documents are joined.
 type summaryRow struct {
 	values                []byte // nil: deleted since selected
-	samples               []byte // nil: none kept (or not asked)
+	samples               []byte // sample_stats' row; nil: none kept (or not asked)
 	labelSet, kind, build int64  // build 0: none
 }
 
@@ -156,11 +156,7 @@ type summaryRow struct {
 // samples too (lts.Query.SampleStats).
 func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs, samples bool) ([]lts.Record, error) {
 	args, pos := idArgs(ids)
-	samplesColumn := "NULL"
-	if samples {
-		samplesColumn = "samples"
-	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure, "+samplesColumn+" FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +170,7 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 		var build sql.NullInt64
 		var load, share, pressure sql.NullFloat64
 		var r summaryRow
-		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share, &pressure, &r.samples); err != nil {
+		if err := rows.Scan(&id, &uuid, &startNS, &r.labelSet, &r.values, &r.kind, &build, &load, &share, &pressure); err != nil {
 			return nil, err
 		}
 		i := pos[id]
@@ -195,6 +191,11 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if samples {
+		if err := s.readSampleStats(ctx, args, pos, raw); err != nil {
+			return nil, fmt.Errorf("summaries of samples: %w", err)
+		}
 	}
 	if err := readShared(ctx, s, "SELECT id, labels FROM label_sets", missingLabels, shared.labels); err != nil {
 		return nil, fmt.Errorf("label sets: %w", err)
@@ -229,6 +230,25 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 		kept = append(kept, r)
 	}
 	return kept, nil
+}
+
+// readSampleStats reads the sample_stats of the ids of args (at pos in
+// raw) into raw.
+func (s *store) readSampleStats(ctx context.Context, args []any, pos map[int64]int, raw []summaryRow) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, stats FROM sample_stats WHERE id IN ("+placeholders(len(args))+")", args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var doc []byte
+		if err := rows.Scan(&id, &doc); err != nil {
+			return err
+		}
+		raw[pos[id]].samples = doc
+	}
+	return rows.Err()
 }
 
 // readShared reads and decodes the documents of ids from query (selecting

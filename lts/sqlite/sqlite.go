@@ -169,12 +169,16 @@ var migrations = []string{
 	`ALTER TABLE summaries ADD COLUMN cpu_pressure REAL;
 	UPDATE summaries SET
 		cpu_pressure = (SELECT p.payload->>'$.metadata.cpu_pressure' FROM payloads p WHERE p.id = summaries.id);`,
-	// 10: each summary's summaries of the run's per-iteration samples
+	// 10: the summaries of each run's per-iteration samples
 	// (lts.Record.Samples, {"kpi": {"n", "log_mean", "log_var"}}), written
-	// when the store is opened with lts.StoreOptions.Samples; NULL when not
-	// (the payloads stored before: their samples are the workload's to
-	// read from the results, which SQL cannot).
-	`ALTER TABLE summaries ADD COLUMN samples TEXT;`,
+	// when the store is opened with lts.StoreOptions.Samples; no row when
+	// not (the payloads stored before: their samples are the workload's
+	// to read from the results, which SQL cannot). A table of their own:
+	// in summaries they would spread every record read over more pages.
+	`CREATE TABLE sample_stats (
+		id INTEGER PRIMARY KEY REFERENCES payloads (id),
+		stats TEXT NOT NULL
+	);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -443,6 +447,7 @@ func idArgs(ids []int64) (args []any, pos map[int64]int) {
 type writer struct {
 	tx                                        *sql.Tx
 	find, insert, update, summary, oldLabels  *sql.Stmt
+	putStats, dropStats                       *sql.Stmt
 	findValue, insertValue, deleteLabel, bump *sql.Stmt
 	insertLabels                              map[int]*sql.Stmt // by number of labels
 	valueIDs                                  map[[2]string]int64
@@ -466,7 +471,9 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.find, "SELECT id FROM payloads WHERE test_uuid = ?"},
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
-		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure, samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.putStats, "INSERT OR REPLACE INTO sample_stats (id, stats) VALUES (?, ?)"},
+		{&w.dropStats, "DELETE FROM sample_stats WHERE id = ?"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -508,15 +515,6 @@ func nullIfNil(v *float64) any {
 	return *v
 }
 
-// nullIfEmpty is NULL for no document (unknown), else the document as
-// text.
-func nullIfEmpty(doc []byte) any {
-	if doc == nil {
-		return nil
-	}
-	return string(doc)
-}
-
 // nullIfZero is NULL for 0 (unknown), else v.
 func nullIfZero(v float64) any {
 	if v == 0 {
@@ -526,7 +524,7 @@ func nullIfZero(v float64) any {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
+	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.putStats, w.dropStats, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
 		w.labelSets.find, w.labelSets.insert, w.kinds.find, w.kinds.insert, w.builds.find, w.builds.insert} {
 		if st != nil {
 			_ = st.Close()
@@ -576,7 +574,16 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 			return replaced, err
 		}
 	}
-	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure), nullIfEmpty(e.samples)); err != nil {
+	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure)); err != nil {
+		return replaced, err
+	}
+	switch {
+	case e.samples != nil:
+		_, err = w.putStats.ExecContext(ctx, id, string(e.samples))
+	case replaced: // those of the run stored before are not this one's
+		_, err = w.dropStats.ExecContext(ctx, id)
+	}
+	if err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)
