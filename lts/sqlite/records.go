@@ -233,27 +233,30 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 }
 
 // readSampleStats reads the sample_stats of the ids of args (at pos in
-// raw) into raw.
+// raw) into raw, undecoded: decodeValues decodes them in parallel.
 func (s *store) readSampleStats(ctx context.Context, args []any, pos map[int64]int, raw []summaryRow) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, stats FROM sample_stats WHERE id IN ("+placeholders(len(args))+")", args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var doc []byte
-		if err := rows.Scan(&id, &doc); err != nil {
-			return err
-		}
+	return readDocs(ctx, s, "SELECT id, stats FROM sample_stats", args, func(id int64, doc []byte) error {
 		raw[pos[id]].samples = doc
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // readShared reads and decodes the documents of ids from query (selecting
 // id and document) into docs.
 func readShared[T any](ctx context.Context, s *store, query string, ids []any, docs map[int64]T) error {
+	return readDocs(ctx, s, query, ids, func(id int64, doc []byte) error {
+		var v T
+		if err := json.Unmarshal(doc, &v); err != nil {
+			return fmt.Errorf("%d: %w", id, err)
+		}
+		docs[id] = v
+		return nil
+	})
+}
+
+// readDocs calls f with each id and document that query (selecting id
+// and document) finds of ids.
+func readDocs(ctx context.Context, s *store, query string, ids []any, f func(id int64, doc []byte) error) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -268,11 +271,9 @@ func readShared[T any](ctx context.Context, s *store, query string, ids []any, d
 		if err := rows.Scan(&id, &doc); err != nil {
 			return err
 		}
-		var v T
-		if err := json.Unmarshal(doc, &v); err != nil {
-			return fmt.Errorf("%d: %w", id, err)
+		if err := f(id, doc); err != nil {
+			return err
 		}
-		docs[id] = v
 	}
 	return rows.Err()
 }
