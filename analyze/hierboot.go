@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -66,7 +67,10 @@ import (
 // every sample 2000 times (seshat serve comparing two 5,000-run builds on
 // pi's samples spent 1.2 s of CPU in them; BenchmarkHierBootstrap 1.1 ms
 // -> 37 µs, most of it now the t quantiles). TestHierBootstrapExact checks
-// it against 400,000 resamples drawn.
+// it against 400,000 resamples drawn. It needs of each run only its
+// sample count and the mean and variance of its log samples (RunStats):
+// CompareStats compares summaries a store kept, Compare summarises the
+// samples first (the same figures, TestHierBootstrapStats).
 //
 // With Resamples, the variance is estimated from that many resamples
 // drawn instead, by a PCG seeded from the data (or Seed), so that the same
@@ -118,18 +122,26 @@ var ErrTooFewRuns = errors.New("fewer than 2 runs")
 
 // Compare resamples both sides and compares them. A side with fewer than
 // two runs, a run without a sample, or a value that is not positive and
-// finite is an error.
+// finite is an error. Without Resamples it is CompareStats on each run's
+// SummarizeRun.
 func (h HierBootstrap) Compare(a, b [][]float64) (HierResult, error) {
-	nb := h.Resamples
-	conf := h.Confidence
-	if conf == 0 {
-		conf = 0.95
+	if h.Resamples == 0 {
+		sa, err := summarizeRuns(a)
+		if err != nil {
+			return HierResult{}, fmt.Errorf("side A: %w", err)
+		}
+		sb, err := summarizeRuns(b)
+		if err != nil {
+			return HierResult{}, fmt.Errorf("side B: %w", err)
+		}
+		return h.CompareStats(sa, sb)
 	}
-	if nb != 0 && nb < 2 {
+	conf, err := h.confidence()
+	if err != nil {
+		return HierResult{}, err
+	}
+	if h.Resamples < 2 {
 		return HierResult{}, fmt.Errorf("%w: %d resamples", ErrInvalidParam, h.Resamples)
-	}
-	if !(conf > 0 && conf < 1) {
-		return HierResult{}, fmt.Errorf("%w: confidence %g, must be in (0, 1)", ErrInvalidParam, h.Confidence)
 	}
 	la, ea, err := hierLogs(a)
 	if err != nil {
@@ -139,28 +151,88 @@ func (h HierBootstrap) Compare(a, b [][]float64) (HierResult, error) {
 	if err != nil {
 		return HierResult{}, fmt.Errorf("side B: %w", err)
 	}
-	va, vb := hierVariance(la), hierVariance(lb)
-	if nb > 0 {
-		seed := h.Seed
-		if seed == 0 {
-			seed = hierSeed(a, b)
-		}
-		rng := rand.New(rand.NewPCG(seed, 0x5e5a7b007))
-		var sa, sb hierMoments
-		for range nb {
-			sa.add(hierResample(rng, la))
-			sb.add(hierResample(rng, lb))
-		}
-		va, vb = sa.variance(), sb.variance()
+	seed := h.Seed
+	if seed == 0 {
+		seed = hierSeed(a, b)
 	}
-	r := HierResult{Ratio: math.Exp(eb - ea), Resamples: nb}
-	r.A = hierSide(ea, va, len(a)-1, conf, a)
-	r.B = hierSide(eb, vb, len(b)-1, conf, b)
-	d, v := eb-ea, va+vb
+	rng := rand.New(rand.NewPCG(seed, 0x5e5a7b007))
+	var ma, mb hierMoments
+	for range h.Resamples {
+		ma.add(hierResample(rng, la))
+		mb.add(hierResample(rng, lb))
+	}
+	return hierCompare(hierEstimate{ea, ma.variance(), len(a), sampleCount(a)}, hierEstimate{eb, mb.variance(), len(b), sampleCount(b)}, conf, h.Resamples), nil
+}
+
+// CompareStats compares two sides given as each run's summary
+// (SummarizeRun), with the exact bootstrap variance of each side's level
+// (see HierBootstrap): the comparison needs nothing else of the samples.
+// For a side of n runs, run i of n_i samples whose logs have mean m_i and
+// variance s_i² (over n_i), the level is m = (1/n) Σ m_i, and the
+// variance of a two-stage resample of the runs as hierLogs widens them
+// (each m_i moved to m + sqrt(n/(n-1)) (m_i - m), which leaves s_i² as
+// it was) is
+//
+//	v = ( (1/(n-1)) Σ (m_i - m)²  +  (1/n) Σ s_i²/n_i ) / n
+//
+// (Davison & Hinkley §3.8, the two-stage bootstrap's variance of a mean
+// of means; its limit as the resamples grow, Efron & Tibshirani §6.2).
+// The interval and the p-value take v and the runs less one as degrees of
+// freedom a side (Welch-Satterthwaite for the difference): the
+// normal-approximation interval of Davison & Hinkley §5.2 with a Student t
+// quantile. So a store that keeps each run's (n_i, m_i, s_i²) compares
+// builds without reading their samples (seshat serve). Resamples, which
+// draw samples, is an error here.
+func (h HierBootstrap) CompareStats(a, b []RunStats) (HierResult, error) {
+	conf, err := h.confidence()
+	if err != nil {
+		return HierResult{}, err
+	}
+	if h.Resamples != 0 {
+		return HierResult{}, fmt.Errorf("%w: %d resamples: drawing resamples needs the samples (Compare)", ErrInvalidParam, h.Resamples)
+	}
+	ea, err := statsEstimate(a)
+	if err != nil {
+		return HierResult{}, fmt.Errorf("side A: %w", err)
+	}
+	eb, err := statsEstimate(b)
+	if err != nil {
+		return HierResult{}, fmt.Errorf("side B: %w", err)
+	}
+	return hierCompare(ea, eb, conf, 0), nil
+}
+
+// confidence is the level of the intervals, checked.
+func (h HierBootstrap) confidence() (float64, error) {
+	conf := h.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	if !(conf > 0 && conf < 1) {
+		return 0, fmt.Errorf("%w: confidence %g, must be in (0, 1)", ErrInvalidParam, h.Confidence)
+	}
+	return conf, nil
+}
+
+// hierEstimate is a side's log level, the bootstrap variance of it, and
+// its numbers of runs and samples.
+type hierEstimate struct {
+	level, variance float64
+	runs, samples   int
+}
+
+// hierCompare is the comparison of two sides' estimates: the log ratio
+// over its standard error referred to a Student t (Welch-Satterthwaite).
+func hierCompare(ea, eb hierEstimate, conf float64, resamples int) HierResult {
+	va, vb := ea.variance, eb.variance
+	r := HierResult{Ratio: math.Exp(eb.level - ea.level), Resamples: resamples}
+	r.A = hierSide(ea, conf)
+	r.B = hierSide(eb, conf)
+	d, v := eb.level-ea.level, va+vb
 	switch {
 	case v > 0:
 		// Welch-Satterthwaite.
-		r.DF = v * v / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+		r.DF = v * v / (va*va/float64(ea.runs-1) + vb*vb/float64(eb.runs-1))
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}
 		r.P = 2 * t.Survival(math.Abs(d)/math.Sqrt(v))
 		q := t.Quantile((1 + conf) / 2)
@@ -170,7 +242,78 @@ func (h HierBootstrap) Compare(a, b [][]float64) (HierResult, error) {
 	default: // every sample of a side equal, the sides apart
 		r.P, r.Lo, r.Hi = 0, r.Ratio, r.Ratio
 	}
-	return r, nil
+	return r
+}
+
+// RunStats is what CompareStats needs of a run's samples: their number,
+// and the mean and the variance (over N, as resampling with replacement
+// has it) of their logs. The variance is exactly 0 when every sample is
+// equal.
+type RunStats struct {
+	N       int     `json:"n"`
+	LogMean float64 `json:"log_mean"`
+	LogVar  float64 `json:"log_var"`
+}
+
+// SummarizeRun summarises a run's samples for CompareStats. No sample,
+// or one that is not positive and finite, is an error.
+func SummarizeRun(samples []float64) (RunStats, error) {
+	if len(samples) == 0 {
+		return RunStats{}, errors.New("no sample")
+	}
+	logs := make([]float64, len(samples))
+	var sum float64
+	for j, v := range samples {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return RunStats{}, fmt.Errorf("sample %d: %v: %w", j+1, v, ErrNotPositive)
+		}
+		logs[j] = math.Log(v)
+		sum += logs[j]
+	}
+	// The mean summed as logRuns sums it: Compare and ComparePaired agree
+	// on a side's level to the last bit.
+	_, v := popMeanVariance(logs)
+	return RunStats{N: len(samples), LogMean: sum / float64(len(samples)), LogVar: v}, nil
+}
+
+// summarizeRuns is SummarizeRun of every run, the error naming the run.
+func summarizeRuns(runs [][]float64) ([]RunStats, error) {
+	if len(runs) < 2 {
+		return nil, fmt.Errorf("%d run(s): %w", len(runs), ErrTooFewRuns)
+	}
+	out := make([]RunStats, len(runs))
+	for i, run := range runs {
+		var err error
+		if out[i], err = SummarizeRun(run); err != nil {
+			return nil, fmt.Errorf("run %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
+// statsEstimate is a side's log level and its exact bootstrap variance
+// (CompareStats), from its runs' summaries.
+func statsEstimate(runs []RunStats) (hierEstimate, error) {
+	if len(runs) < 2 {
+		return hierEstimate{}, fmt.Errorf("%d run(s): %w", len(runs), ErrTooFewRuns)
+	}
+	e := hierEstimate{runs: len(runs)}
+	means := make([]float64, len(runs))
+	var within float64
+	for i, r := range runs {
+		if r.N < 1 || math.IsNaN(r.LogMean) || math.IsInf(r.LogMean, 0) || !(r.LogVar >= 0) || math.IsInf(r.LogVar, 1) {
+			return hierEstimate{}, fmt.Errorf("run %d: %d sample(s), log mean %v, log variance %v: %w", i+1, r.N, r.LogMean, r.LogVar, ErrInvalidParam)
+		}
+		means[i] = r.LogMean
+		within += r.LogVar / float64(r.N)
+		e.samples += r.N
+	}
+	n := float64(len(runs))
+	e.level = stat.Mean(means, nil)
+	_, between := popMeanVariance(means)
+	between *= n / (n - 1) // the runs widened by sqrt(n/(n-1)), see hierLogs
+	e.variance = (between + within/n) / n
+	return e, nil
 }
 
 // ComparePaired compares two sides measured in rounds: a[i] and b[i] are
@@ -347,22 +490,6 @@ func logRuns(runs [][]float64) ([][]float64, []float64, error) {
 	return out, means, nil
 }
 
-// hierVariance is the exact variance of hierResample(rng, runs) over
-// every draw of rng (see HierBootstrap): the variance of a resampled
-// run's mean, between runs plus within a run, over the number of runs.
-func hierVariance(runs [][]float64) float64 {
-	n := float64(len(runs))
-	means := make([]float64, len(runs))
-	var within float64
-	for i, run := range runs {
-		m, v := popMeanVariance(run)
-		means[i] = m
-		within += v / float64(len(run))
-	}
-	_, between := popMeanVariance(means)
-	return (between + within/n) / n
-}
-
 // popMeanVariance is stat.PopMeanVariance, the variance exactly 0 when
 // every value is equal (rounding may leave the mean an ulp off them):
 // equal sides then compare as equal, as the resamples of such sides did.
@@ -401,14 +528,38 @@ func (w *hierMoments) variance() float64 { return w.m / float64(w.n-1) }
 // hierSide is a side's level with its interval: the log level plus or
 // minus a Student t quantile (runs less one degrees of freedom) times the
 // bootstrap standard error.
-func hierSide(est, v float64, df int, conf float64, runs [][]float64) HierLevel {
-	se := math.Sqrt(v)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile((1 + conf) / 2)
-	l := HierLevel{Center: math.Exp(est), Lo: math.Exp(est - q*se), Hi: math.Exp(est + q*se), SE: se, Runs: len(runs)}
-	for _, run := range runs {
-		l.Samples += len(run)
+func hierSide(e hierEstimate, conf float64) HierLevel {
+	se := math.Sqrt(e.variance)
+	q := sideQuantile(e.runs-1, (1+conf)/2)
+	return HierLevel{Center: math.Exp(e.level), Lo: math.Exp(e.level - q*se), Hi: math.Exp(e.level + q*se), SE: se, Runs: e.runs, Samples: e.samples}
+}
+
+// sideQuantiles are the Student t quantiles of the sides' intervals,
+// by degrees of freedom and probability: sides of as many runs share
+// one. A quantile is gonum's incomplete beta inverse, about 5 µs: two a
+// row were most of the comparison's time once the samples were
+// summaries (seshat serve comparing two 5,000-run builds computes 4,000;
+// BenchmarkHierBootstrap 14-20 -> 8.5-13 µs, alternating at a load of 5).
+var sideQuantiles sync.Map // [2]float64 -> float64
+
+// sideQuantile is the p quantile of a Student t of df degrees of freedom.
+func sideQuantile(df int, p float64) float64 {
+	key := [2]float64{float64(df), p}
+	if q, ok := sideQuantiles.Load(key); ok {
+		return q.(float64)
 	}
-	return l
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+	sideQuantiles.Store(key, q)
+	return q
+}
+
+// sampleCount is the number of samples of all runs.
+func sampleCount(runs [][]float64) int {
+	n := 0
+	for _, run := range runs {
+		n += len(run)
+	}
+	return n
 }
 
 // hierSeed hashes the values and the shape of both sides (FNV-1a).

@@ -296,3 +296,65 @@ func BenchmarkHierBootstrap(b *testing.B) {
 		}
 	}
 }
+
+// TestHierBootstrapStats: a comparison from the runs' summaries
+// (CompareStats, what seshat serve reads from a store) is Compare's on the
+// samples, figure for figure; summaries no run can have, too few runs and
+// drawn resamples are refused.
+func TestHierBootstrapStats(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	summarize := func(runs [][]float64) []RunStats {
+		out := make([]RunStats, len(runs))
+		for i, run := range runs {
+			var err error
+			if out[i], err = SummarizeRun(run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		a, b [][]float64
+	}{
+		{"3x15", twoLevel(rng, 3, 15, 10, 0.05, 0.05), twoLevel(rng, 3, 15, 11, 0.05, 0.05)},
+		{"uneven runs", [][]float64{{1, 1.1, 0.9}, {1.2, 1.3}, {0.8, 0.85, 0.9, 0.95, 1}}, [][]float64{{2, 2.2}, {1.9, 2.1, 2, 2.05}}},
+		{"equal samples", [][]float64{{3, 3}, {3, 3, 3}}, [][]float64{{3}, {3, 3}}},
+		{"a side of equal samples", [][]float64{{3, 3}, {3, 3, 3}}, [][]float64{{4, 4.2}, {3.9, 4}}},
+	} {
+		want, err := HierBootstrap{Confidence: 0.9}.Compare(tc.a, tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := HierBootstrap{Confidence: 0.9}.CompareStats(summarize(tc.a), summarize(tc.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: from summaries %+v, from samples %+v", tc.name, got, want)
+		}
+	}
+	if s, err := SummarizeRun([]float64{2, 2, 2}); err != nil || s != (RunStats{N: 3, LogMean: math.Log(2)}) {
+		t.Errorf("SummarizeRun of equal samples: %+v, %v; want the variance exactly 0", s, err)
+	}
+	for _, bad := range [][]float64{nil, {1, 0}, {1, math.Inf(1)}, {math.NaN()}} {
+		if _, err := SummarizeRun(bad); err == nil {
+			t.Errorf("SummarizeRun(%v): no error", bad)
+		}
+	}
+	good := RunStats{N: 3, LogMean: 1, LogVar: 0.1}
+	for name, side := range map[string][]RunStats{
+		"one run":           {good},
+		"no sample":         {good, {N: 0, LogMean: 1}},
+		"negative variance": {good, {N: 2, LogMean: 1, LogVar: -1}},
+		"NaN mean":          {good, {N: 2, LogMean: math.NaN()}},
+	} {
+		if _, err := (HierBootstrap{}).CompareStats([]RunStats{good, good}, side); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := (HierBootstrap{Resamples: 100}).CompareStats([]RunStats{good, good}, []RunStats{good, good}); !errors.Is(err, ErrInvalidParam) {
+		t.Errorf("resamples from summaries: %v, want ErrInvalidParam", err)
+	}
+}

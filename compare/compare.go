@@ -36,6 +36,11 @@ type Options struct {
 	// Samples returns the per-iteration samples behind a KPI value of a
 	// run, in the KPI's unit; nil when it has none. Nil Samples: none.
 	Samples func(p *models.Payload, kpi string) []float64
+	// SampleStats returns the summary of those samples (what the
+	// hierarchical comparison needs of them) when it was kept, as a
+	// store keeps it (lts.Record.Samples): true, with N 0 when the run has
+	// no usable sample. False asks Samples. Nil SampleStats: Samples alone.
+	SampleStats func(p *models.Payload, kpi string) (analyze.RunStats, bool)
 	// Confidence is the level of the intervals (0.95 when 0); Alpha the
 	// significance level of the test (0.05 when 0).
 	Confidence, Alpha float64
@@ -131,10 +136,10 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		kpi      string
 	}
 	// cell is an entry x KPI: each side's run values and each run's
-	// samples (nil for a run without), and the last run's KPI.
+	// samples summarised (N 0 for a run without), and the last run's KPI.
 	type cell struct {
 		values [2][]float64
-		runs   [2][][]float64
+		runs   [2][]analyze.RunStats
 		meta   models.KPIValue
 	}
 	cells := map[key]*cell{}
@@ -181,11 +186,7 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 				}
 				c.values[side] = append(c.values[side], v.Value)
 				c.meta = v
-				var vs []float64
-				if opts.Samples != nil {
-					vs = opts.Samples(p, name)
-				}
-				c.runs[side] = append(c.runs[side], vs)
+				c.runs[side] = append(c.runs[side], opts.runStats(p, name))
 			}
 		}
 	}
@@ -232,6 +233,25 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		kt.Geomean = geomean(kt)
 	}
 	return t
+}
+
+// runStats is the summary of the samples behind a KPI of a run: kept
+// (SampleStats), else made from Samples; N 0 when it has none, or one
+// that analyze refuses (not positive).
+func (o *Options) runStats(p *models.Payload, kpi string) analyze.RunStats {
+	if o.SampleStats != nil {
+		if s, ok := o.SampleStats(p, kpi); ok {
+			return s
+		}
+	}
+	if o.Samples == nil {
+		return analyze.RunStats{}
+	}
+	s, err := analyze.SummarizeRun(o.Samples(p, kpi))
+	if err != nil {
+		return analyze.RunStats{}
+	}
+	return s
 }
 
 // compareRow summarises and tests one entry x KPI.
@@ -283,18 +303,19 @@ func verdict(r *Row, lowerBetter bool) string {
 // per-iteration sample, by analyze.HierBootstrap, when every run of both
 // sides has samples and each side has two runs or more (the spread
 // between runs must be seen); nil otherwise, for compareRow to test the
-// run values. A sample that analyze refuses (not positive) leaves the row
-// to compareRow too.
-func compareHierarchical(entry string, a, b [][]float64, va, vb []float64, lowerBetter bool, opts Options) *Row {
+// run values. A run whose samples analyze refuses (not positive) has none
+// (runStats): it leaves the row to compareRow too. The runs are given as
+// their samples' summaries (analyze.HierBootstrap.CompareStats).
+func compareHierarchical(entry string, a, b []analyze.RunStats, va, vb []float64, lowerBetter bool, opts Options) *Row {
 	if len(a) < 2 || len(b) < 2 {
 		return nil
 	}
 	for _, run := range append(slices.Clone(a), b...) {
-		if len(run) == 0 {
+		if run.N == 0 {
 			return nil
 		}
 	}
-	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.Compare(a, b)
+	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.CompareStats(a, b)
 	if err != nil {
 		return nil
 	}

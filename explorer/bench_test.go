@@ -62,7 +62,8 @@ func storeOfBench(b *testing.B) string {
 			}
 		}
 		st.path = filepath.Join(dir, fmt.Sprintf("lts-%d-explorer.db", *benchPayloads))
-		s, err := lts.Open(context.Background(), "sqlite:"+st.path, lts.StoreOptions{})
+		// Stored as seshat stores them: with the summaries of pi's samples.
+		s, err := lts.Open(context.Background(), "sqlite:"+st.path, lts.StoreOptions{Samples: piSamples})
 		if err != nil {
 			st.err = err
 			return
@@ -82,6 +83,9 @@ func storeOfBench(b *testing.B) string {
 	}
 	return st.path
 }
+
+// piSamples are pi's per-iteration samples behind a KPI.
+func piSamples(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }
 
 // benchPayloadsFrom makes payloads start..start+n-1 of the store.
 func benchPayloadsFrom(start, n int) []*models.Payload {
@@ -293,6 +297,34 @@ func putBenchVerdicts(s lts.Store) error {
 // (0.13 s); a pi payload's results alone decode in 45 µs, whole in 67-78
 // (BenchmarkDecodeStored). The peak RSS is the kept builds' runs of two
 // of the three servers.
+//
+// Since, a store keeps the summaries of each run's samples (lts.Record.
+// Samples: per KPI their number and the mean and variance of their logs,
+// all analyze.HierBootstrap.CompareStats needs), and the sampled
+// comparison reads them with the records, no results (the store here is
+// made with them: a new -explorer.dir, 42-58 s to make at a load of 8-10).
+// Main (d3f9973, on a copy of the store before, without them) and this
+// change alternating, the machine at a load of 4-15 (-benchtime 10x and
+// 20x; mean and p95 in ms), and the CPU of a cold call (user + sys of the
+// process from runs of 1 and 21 calls, which carry about 0.15 s of the
+// setup's noise a call at this load):
+//
+//	                          main                       this change
+//	api-compare-samples-cold  589-1524 p95 941-4213      191-736 p95 317-1749
+//	api-compare-cold          214-381 p95 324-925        194-800 p95 355-1338
+//	CPU of a sampled one      0.79-0.97 s                0.35-0.85 s
+//	CPU of one on the values  0.34-0.42 s                0.37-0.41 s
+//	peak RSS after them       482-516 MB                 497-510 MB
+//
+// The wall times move 3x with the load (the unchanged api-compare-cold
+// too, by its CPU the same). The sampled comparison now costs what the
+// one on the values does:
+// pprof puts a cold one's CPU in compare.Build (150 ms: the Mann-Whitney
+// rows of the KPIs without samples, the entries, the t quantiles of the
+// hierarchical rows), reading the build's records (95 ms) and the
+// indented JSON (50 ms). (The copy of main's store lacks the 24,000
+// verdicts of putBenchVerdicts, which skips a store that has verdicts: its
+// index reads are the cheaper.)
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
@@ -327,7 +359,7 @@ func BenchmarkExplorer(b *testing.B) {
 	// samples compares builds as seshat serve does: on pi's per-iteration
 	// samples, kept in the stored results.
 	samples, err := explorer.New(explorer.Options{Store: s, Workloads: explorer.Registered(workloads.Builtin()), MaxAge: time.Hour,
-		Compare: compare.Options{Samples: func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }}})
+		Compare: compare.Options{Samples: piSamples}})
 	if err != nil {
 		b.Fatal(err)
 	}

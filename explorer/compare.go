@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/lts"
@@ -214,8 +215,9 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 			out.OnlyA++
 		}
 	}
-	// The samples were taken from each run as it was read (buildRuns):
-	// compare.Build finds them by run.
+	// The samples were taken from each run as it was read (buildRuns),
+	// or their summaries that the store kept: compare.Build finds them by
+	// run.
 	samples := func(p *models.Payload, kpi string) []float64 {
 		for _, side := range sides {
 			if m, ok := side.samples[p]; ok {
@@ -223,6 +225,14 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 			}
 		}
 		return nil
+	}
+	sampleStats := func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
+		for _, side := range sides {
+			if m, ok := side.stats[p]; ok {
+				return m[kpi], true
+			}
+		}
+		return analyze.RunStats{}, false
 	}
 	keys := map[string][]string{}
 	for _, sr := range both {
@@ -237,10 +247,10 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		o := s.opts.Compare
 		o.Keys = func(workload string) []string { return keys[workload] }
 		if o.Samples != nil {
-			o.Samples = samples
+			o.Samples, o.SampleStats = samples, sampleStats
 		}
 		if !s.needsResults(sr.Workload) {
-			o.Samples = nil // its runs were read as records: there are none
+			o.Samples, o.SampleStats = nil, nil // its runs were read as records: there are none
 		}
 		t := compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
 		if i == 0 {
@@ -320,10 +330,18 @@ func (c *snapshotCache[K, V]) put(snap *snapshot, key K, v V) {
 }
 
 // buildRunsOf is what buildRuns reads of a build: its runs by series,
-// and the per-iteration samples of the runs read whole, by run and KPI.
+// the summaries of the per-iteration samples that the store kept, and
+// the samples of the runs whose results were read (stored without
+// summaries), by run and KPI.
 type buildRunsOf struct {
 	bySeries map[*series][]*models.Payload
+	stats    map[*models.Payload]map[string]analyze.RunStats
 	samples  map[*models.Payload]map[string][]float64
+}
+
+func newBuildRunsOf() buildRunsOf {
+	return buildRunsOf{bySeries: map[*series][]*models.Payload{}, stats: map[*models.Payload]map[string]analyze.RunStats{},
+		samples: map[*models.Payload]map[string][]float64{}}
 }
 
 // buildRuns returns the runs of build id by series, as compare.Build
@@ -341,7 +359,7 @@ type buildRunsOf struct {
 // series come in the order one query gives them.
 func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buildRunsOf, error) {
 	if strings.HasPrefix(id, "run:") {
-		out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
+		out := newBuildRunsOf()
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
 		for _, p := range ps {
 			s.addSampled(snap, &out, p, p.Results)
@@ -368,6 +386,7 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 			out.bySeries[sr] = append(out.bySeries[sr], ps...)
 		}
 		maps.Copy(out.samples, part.samples)
+		maps.Copy(out.stats, part.stats)
 	}
 	return out, nil
 }
@@ -398,23 +417,40 @@ func buildSpans(b *build, n int) []lts.Query {
 }
 
 // buildRunsIn reads the runs of one query of a build (buildRuns): each
-// as its record (labels and KPIs), and the results of the runs of the
-// workloads in whole (one query each, Query.ResultsOnly), from which
-// their samples are taken as they are read.
+// as its record (labels and KPIs) with the summaries of its samples that
+// the store kept (Query.SampleStats: what the comparison needs of them,
+// analyze.HierBootstrap.CompareStats), and, for the runs of the
+// workloads in whole stored without them, their results (one query a
+// workload, Query.ResultsOnly), from which their samples are taken as
+// they are read.
 func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, whole []string) (buildRunsOf, error) {
-	out := buildRunsOf{bySeries: map[*series][]*models.Payload{}, samples: map[*models.Payload]map[string][]float64{}}
-	sampled := map[string]*models.Payload{} // the runs of the workloads in whole, by test_uuid
-	for r, err := range s.opts.Store.Records(ctx, q) {
+	out := newBuildRunsOf()
+	sampled := map[string]*models.Payload{} // the runs of the workloads in whole without summaries, by test_uuid
+	unread := map[string]bool{}             // the workloads of those
+	rq := q
+	rq.SampleStats = len(whole) > 0
+	for r, err := range s.opts.Store.Records(ctx, rq) {
 		if err != nil {
 			return out, err
 		}
-		if p := recordPayload(r); s.needsResults(r.Workload) {
-			sampled[r.TestUUID] = p
-		} else {
+		p := recordPayload(r)
+		switch {
+		case !s.needsResults(r.Workload):
 			out.add(snap, p)
+		case r.Samples != nil:
+			if _, ok := snap.runs[r.TestUUID]; ok {
+				out.stats[p] = r.Samples
+				out.add(snap, p)
+			}
+		default:
+			sampled[r.TestUUID] = p
+			unread[r.Workload] = true
 		}
 	}
 	for _, w := range whole {
+		if !unread[w] {
+			continue
+		}
 		q := q
 		q.Workload, q.ResultsOnly = w, true
 		for res, err := range s.opts.Store.Payloads(ctx, q) {

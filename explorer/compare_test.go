@@ -3,12 +3,14 @@ package explorer_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/browsertest"
 	"github.com/seshat-bench/seshat/internal/golden"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/workloads"
@@ -146,12 +149,60 @@ func TestCompareInChromium(t *testing.T) {
 // passes: pi's samples_ms, kept in the stored results), a series is
 // compared on every sample (the hierarchical bootstrap), each KPI's
 // figures those of compare.Build over the builds' whole payloads, as
-// `seshat compare build:base build:slow` computes them.
+// `seshat compare build:base build:slow` computes them. The same whether
+// the store kept the summaries of the runs' samples (then no result is
+// read), kept none (runs stored before stores did: their results are
+// read), or kept those of some runs.
 func TestCompareSamples(t *testing.T) {
 	t.Parallel()
 	samples := func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }
-	store := sqliteStore(t, compareFixture())
-	srv := serve(t, store, explorer.Options{Compare: compare.Options{Samples: samples}})
+	ps := compareFixture()
+	for _, tc := range []struct {
+		name    string
+		kept    []*models.Payload // stored with the summaries of their samples
+		without []*models.Payload // stored without
+		reads   bool              // whether results are read
+	}{
+		{"summaries kept", ps, nil, false},
+		{"no summary kept", nil, ps, true},
+		{"some kept", ps[:len(ps)/2], ps[len(ps)/2:], true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := "sqlite:" + filepath.Join(t.TempDir(), "lts.db")
+			for _, put := range []struct {
+				ps   []*models.Payload
+				opts lts.StoreOptions
+			}{{tc.without, lts.StoreOptions{}}, {tc.kept, lts.StoreOptions{Samples: samples}}} {
+				if _, err := ltstest.Open(t, path, put.opts).Put(context.Background(), put.ps); err != nil {
+					t.Fatal(err)
+				}
+			}
+			store := &countingStore{Store: ltstest.Open(t, path, lts.StoreOptions{})}
+			srv := serve(t, store, explorer.Options{Compare: compare.Options{Samples: samples}})
+			compareSamplesCheck(t, srv, store.Store, samples)
+			if n := store.payloads.Load(); (n > 0) != tc.reads {
+				t.Errorf("%d Payloads queries, want results read: %v", n, tc.reads)
+			}
+		})
+	}
+}
+
+// countingStore counts the Payloads queries of a store.
+type countingStore struct {
+	lts.Store
+	payloads atomic.Int32
+}
+
+func (s *countingStore) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*models.Payload, error] {
+	s.payloads.Add(1)
+	return s.Store.Payloads(ctx, q)
+}
+
+// compareSamplesCheck checks srv's comparison of base and slow against
+// compare.Build's over the builds' whole payloads in store.
+func compareSamplesCheck(t *testing.T, srv *httptest.Server, store lts.Store, samples func(*models.Payload, string) []float64) {
+	t.Helper()
 	var c explorer.Comparison
 	getJSON(t, srv, "/api/compare?a=base&b=slow", &c)
 	var sides [2][]*models.Payload

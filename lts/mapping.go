@@ -69,7 +69,9 @@ func template(index string, mappings map[string]any) map[string]any {
 // payload index. Labels are keywords (exact match, aggregations); settings,
 // urls and results are kept in _source but not indexed, because their value
 // types differ between workloads and settings (512 here, "auto" there) and
-// would make documents collide on the mapping.
+// would make documents collide on the mapping. Beside the payload, a
+// document may hold sample_stats, the summaries of its samples by KPI
+// (Record.Samples, StoreOptions.Samples), kept in _source only.
 func PayloadIndexTemplate(n IndexNames, ws []Workload) map[string]any {
 	labels := map[string]any{}
 	for _, l := range knownLabels(ws) {
@@ -110,8 +112,9 @@ func PayloadIndexTemplate(n IndexNames, ws []Workload) map[string]any {
 					"loadavg": map[string]any{"type": "double"}, "governor": keyword,
 				}},
 			}},
-			"results": notIndexed,
-			"kpis":    map[string]any{"type": "object"},
+			"results":      notIndexed,
+			"kpis":         map[string]any{"type": "object"},
+			"sample_stats": notIndexed,
 		},
 	})
 }

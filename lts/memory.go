@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -20,12 +21,17 @@ type Memory struct {
 	mu       sync.RWMutex
 	payloads map[string]*models.Payload
 	verdicts map[string]Verdict
-	triage   map[string][]Triage // every triage of a verdict, oldest first
+	triage   map[string][]Triage                    // every triage of a verdict, oldest first
+	stats    map[string]map[string]analyze.RunStats // Record.Samples by test_uuid
+	// Samples, when set, gives the samples whose summaries Put keeps
+	// (StoreOptions.Samples).
+	Samples func(p *models.Payload, kpi string) []float64
 }
 
 // NewMemory returns a store named name (for messages) holding payloads.
 func NewMemory(name string, payloads ...*models.Payload) *Memory {
-	m := &Memory{name: name, payloads: map[string]*models.Payload{}, verdicts: map[string]Verdict{}, triage: map[string][]Triage{}}
+	m := &Memory{name: name, payloads: map[string]*models.Payload{}, verdicts: map[string]Verdict{}, triage: map[string][]Triage{},
+		stats: map[string]map[string]analyze.RunStats{}}
 	for _, p := range payloads {
 		m.payloads[p.Metadata.TestUUID] = p
 	}
@@ -45,6 +51,7 @@ func (m *Memory) Put(_ context.Context, payloads []*models.Payload) (PutStats, e
 		}
 		s.Payloads++
 		m.payloads[p.Metadata.TestUUID] = p
+		m.stats[p.Metadata.TestUUID] = SampleStatsOf(p, m.Samples)
 	}
 	return s, nil
 }
@@ -79,7 +86,13 @@ func (m *Memory) Records(ctx context.Context, q Query) iter.Seq2[Record, error] 
 				yield(Record{}, err)
 				return
 			}
-			if !yield(RecordOf(p).Only(q.KPIs), nil) {
+			r := RecordOf(p).Only(q.KPIs)
+			if q.SampleStats {
+				m.mu.RLock()
+				r.Samples = m.stats[p.Metadata.TestUUID]
+				m.mu.RUnlock()
+			}
+			if !yield(r, nil) {
 				return
 			}
 		}

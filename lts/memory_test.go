@@ -10,5 +10,9 @@ import (
 // The in-memory store answers queries as the stored ones do.
 func TestMemoryConformance(t *testing.T) {
 	t.Parallel()
-	ltstest.Conformance(t, func(testing.TB, lts.StoreOptions) lts.Store { return lts.NewMemory("memory") })
+	ltstest.Conformance(t, func(_ testing.TB, opts lts.StoreOptions) lts.Store {
+		m := lts.NewMemory("memory")
+		m.Samples = opts.Samples
+		return m
+	})
 }

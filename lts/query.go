@@ -41,6 +41,9 @@ type Query struct {
 	// the rest out (SQLite then decodes nothing else of its documents; the
 	// others give whole payloads). Records ignores it.
 	ResultsOnly bool
+	// SampleStats asks Records for each run's kept summaries of its
+	// samples (Record.Samples); Payloads ignores it.
+	SampleStats bool
 }
 
 // MinCommitPrefix is the shortest commit prefix Query.Commits accepts:

@@ -3,6 +3,7 @@ package lts
 import (
 	"time"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/models"
 )
 
@@ -39,6 +40,14 @@ type Record struct {
 	// task on the host waited for a CPU (metadata.cpu_pressure); nil when
 	// the run does not say.
 	CPUPressure *float64 `json:"cpu_pressure,omitempty"`
+	// Samples are the summaries of the run's per-iteration samples by KPI
+	// (what analyze.HierBootstrap.CompareStats needs of them), yielded
+	// when Query.SampleStats asks: kept by the store when the payload was
+	// stored (SampleStatsOf with StoreOptions.Samples). A KPI without a
+	// usable sample is absent. Nil: the store kept none for this run (it
+	// was stored before stores kept them, or by a store opened without
+	// StoreOptions.Samples): read its samples from its results.
+	Samples map[string]analyze.RunStats `json:"-"`
 	// Labels, Build, Defs and ExitCode may be shared by the records of one
 	// query (a store decodes each distinct label set, build and set of
 	// definitions once): read them, never modify them.
@@ -87,6 +96,24 @@ func RecordOf(p *models.Payload) Record {
 		r.Defs[name] = KPIDef{Unit: v.Unit, Help: v.Help, LowerBetter: v.LowerBetter}
 	}
 	return r
+}
+
+// SampleStatsOf summarises the per-iteration samples behind each KPI of a
+// payload that samples gives (analyze.SummarizeRun), as a store keeps
+// them (Record.Samples): a KPI without samples, or with one analyze
+// refuses (not positive), is left out. Nil when samples is nil: nothing
+// is known of the payload's samples.
+func SampleStatsOf(p *models.Payload, samples func(p *models.Payload, kpi string) []float64) map[string]analyze.RunStats {
+	if samples == nil {
+		return nil
+	}
+	out := map[string]analyze.RunStats{}
+	for name := range p.KPIs {
+		if s, err := analyze.SummarizeRun(samples(p, name)); err == nil {
+			out[name] = s
+		}
+	}
+	return out
 }
 
 // LoadOf is the one-minute load average of a host state; nil when it has

@@ -159,6 +159,12 @@ type StoreOptions struct {
 	CreateDirs bool
 	// Log receives retries and progress (debug); nil discards.
 	Log *slog.Logger
+	// Samples returns the per-iteration samples behind a KPI value of a
+	// payload (the workload's, workloads.SampleProvider); nil when it has
+	// none. A store keeps their summaries as it stores a payload
+	// (SampleStatsOf), so that comparing builds on their samples (seshat
+	// serve) reads the summaries, not the results. Nil: none kept.
+	Samples func(p *models.Payload, kpi string) []float64
 }
 
 // RetryPolicy is exponential backoff with full jitter, bounded in time

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func Conformance(t *testing.T, open OpenFunc) {
 		{"StoresPayloadsWhole", storesPayloadsWhole},
 		{"Query", query},
 		{"RecordsSayWhatPayloadsSay", recordsSayWhatPayloadsSay},
+		{"KeepsSampleStats", keepsSampleStats},
 		{"QueryStopsWhenAsked", queryStopsWhenAsked},
 		{"QueryRefusesBadQueries", queryRefusesBadQueries},
 		{"QueryReturnsEverything", queryReturnsEverything},
@@ -194,6 +196,52 @@ func replaceChangesLabels(t *testing.T, open OpenFunc) {
 		}
 		if got := CollectRecords(t, s, q); len(got) != 1 || got[0].TestUUID != want || got[0].Labels["device"] != device {
 			t.Errorf("records of device=%s = %+v, want only %s", device, got, want)
+		}
+	}
+}
+
+// keepsSampleStats: a store opened with StoreOptions.Samples keeps the
+// summaries of each payload's samples (lts.SampleStatsOf) and gives them
+// with its records when the query asks; a store opened without keeps
+// none (nil: the samples are read from the results).
+func keepsSampleStats(t *testing.T, open OpenFunc) {
+	ps := Payloads(4, Options{Seed: 4})
+	// Three samples about each KPI value; the second run's one not
+	// positive (left out), the third's none.
+	samples := func(p *models.Payload, kpi string) []float64 {
+		v := p.KPIs[kpi].Value
+		switch p.Metadata.TestUUID {
+		case ps[1].Metadata.TestUUID:
+			return []float64{v, -1}
+		case ps[2].Metadata.TestUUID:
+			return nil
+		}
+		return []float64{v, v * 1.25, v / 3}
+	}
+	kept := open(t, lts.StoreOptions{Samples: samples})
+	none := open(t, lts.StoreOptions{})
+	for _, s := range []lts.Store{kept, none} {
+		if _, err := s.Put(context.Background(), ps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range CollectRecords(t, kept, lts.Query{SampleStats: true}) {
+		want := lts.SampleStatsOf(ps[i], samples)
+		if len(want) != map[int]int{0: len(ps[i].KPIs), 1: 0, 2: 0, 3: len(ps[i].KPIs)}[i] {
+			t.Fatalf("run %d: %d KPIs summarised: the test's samples are not what it means", i, len(want))
+		}
+		if r.Samples == nil || !reflect.DeepEqual(r.Samples, want) {
+			t.Errorf("run %d: kept summaries %+v, want %+v", i, r.Samples, want)
+		}
+	}
+	for _, r := range CollectRecords(t, kept, lts.Query{}) {
+		if r.Samples != nil {
+			t.Errorf("run %s: summaries %+v yielded unasked", r.TestUUID, r.Samples)
+		}
+	}
+	for _, r := range CollectRecords(t, none, lts.Query{SampleStats: true}) {
+		if r.Samples != nil {
+			t.Errorf("run %s stored without StoreOptions.Samples: summaries %+v, want nil", r.TestUUID, r.Samples)
 		}
 	}
 }

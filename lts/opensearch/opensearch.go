@@ -27,6 +27,7 @@ import (
 	osclient "github.com/opensearch-project/opensearch-go/v2"
 	"github.com/opensearch-project/opensearch-go/v2/opensearchapi"
 
+	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/internal/exitcode"
 	"github.com/seshat-bench/seshat/internal/redact"
 	"github.com/seshat-bench/seshat/lts"
@@ -563,6 +564,9 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 	docs := make([]bulkDoc, 0, len(payloads)*6)
 	for _, p := range payloads {
 		src, err := json.Marshal(p)
+		if err == nil {
+			src, err = withSampleStats(src, lts.SampleStatsOf(p, s.opts.Samples))
+		}
 		if err != nil {
 			return stats, fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
 		}
@@ -1106,30 +1110,68 @@ func (s *store) LabelNames(ctx context.Context) ([]string, error) {
 
 // Payloads yields the whole payloads of the matches.
 func (s *store) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*models.Payload, error] {
-	return s.search(ctx, q, false)
-}
-
-// Records yields the records of the matches, read from their payloads
-// without results (most of a payload, left on the server).
-func (s *store) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, error] {
-	return func(yield func(lts.Record, error) bool) {
-		for p, err := range s.search(ctx, q, true) {
-			if err != nil {
-				yield(lts.Record{}, err)
-				return
-			}
-			if !yield(lts.RecordOf(p).Only(q.KPIs), nil) {
+	return func(yield func(*models.Payload, error) bool) {
+		for h, err := range s.search(ctx, q, false) {
+			if !yield(h.payload, err) {
 				return
 			}
 		}
 	}
 }
 
+// Records yields the records of the matches, read from their payloads
+// without results (most of a payload, left on the server).
+func (s *store) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, error] {
+	return func(yield func(lts.Record, error) bool) {
+		for h, err := range s.search(ctx, q, true) {
+			if err != nil {
+				yield(lts.Record{}, err)
+				return
+			}
+			r := lts.RecordOf(h.payload).Only(q.KPIs)
+			if q.SampleStats {
+				var doc struct {
+					Samples map[string]analyze.RunStats `json:"sample_stats"`
+				}
+				if err := json.Unmarshal(h.source, &doc); err != nil {
+					yield(lts.Record{}, fmt.Errorf("%s: stored payload %s: sample_stats: %w", s, h.payload.Metadata.TestUUID, err))
+					return
+				}
+				r.Samples = doc.Samples
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// withSampleStats adds to a payload's document the summaries of its
+// samples (sample_stats, PayloadIndexTemplate), when known.
+func withSampleStats(doc []byte, stats map[string]analyze.RunStats) ([]byte, error) {
+	if stats == nil {
+		return doc, nil
+	}
+	enc, err := json.Marshal(stats)
+	if err != nil || len(doc) < 2 || doc[len(doc)-1] != '}' {
+		return doc, err
+	}
+	out := append(doc[:len(doc)-1:len(doc)-1], `,"sample_stats":`...)
+	out = append(out, enc...)
+	return append(out, '}'), nil
+}
+
+// storedHit is a stored payload as a search found it, with its document.
+type storedHit struct {
+	payload *models.Payload
+	source  json.RawMessage
+}
+
 // search pages through the matches with search_after on (time, test_uuid).
-func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) iter.Seq2[*models.Payload, error] {
-	return func(yield func(*models.Payload, error) bool) {
+func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) iter.Seq2[storedHit, error] {
+	return func(yield func(storedHit, error) bool) {
 		if err := q.Check(); err != nil {
-			yield(nil, err)
+			yield(storedHit{}, err)
 			return
 		}
 		var after []json.RawMessage
@@ -1144,12 +1186,17 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 			if after != nil {
 				req["search_after"] = after
 			}
-			if withoutResults {
+			switch {
+			case withoutResults && !q.SampleStats:
+				req["_source"] = map[string]any{"excludes": []string{"results", "sample_stats"}}
+			case withoutResults:
 				req["_source"] = map[string]any{"excludes": []string{"results"}}
+			default: // a payload is the document less what was stored beside it
+				req["_source"] = map[string]any{"excludes": []string{"sample_stats"}}
 			}
 			body, err := json.Marshal(req)
 			if err != nil {
-				yield(nil, err)
+				yield(storedHit{}, err)
 				return
 			}
 			var stats lts.PutStats
@@ -1157,14 +1204,14 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 				return opensearchapi.SearchRequest{Index: []string{s.names.Payloads()}, Body: bytes.NewReader(body)}
 			}, http.StatusNotFound)
 			if err != nil {
-				yield(nil, fmt.Errorf("%s: %w", s, err))
+				yield(storedHit{}, fmt.Errorf("%s: %w", s, err))
 				return
 			}
 			if indexMissing(r) {
 				return
 			}
 			if r.status == http.StatusNotFound {
-				yield(nil, fmt.Errorf("%s: search: HTTP 404: %s", s, errorReason(r.body)))
+				yield(storedHit{}, fmt.Errorf("%s: search: HTTP 404: %s", s, errorReason(r.body)))
 				return
 			}
 			var ans struct {
@@ -1177,16 +1224,16 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 				} `json:"hits"`
 			}
 			if err := json.Unmarshal(r.body, &ans); err != nil || ans.Hits == nil {
-				yield(nil, fmt.Errorf("%s: search: unreadable answer: %s", s, errorReason(r.body)))
+				yield(storedHit{}, fmt.Errorf("%s: search: unreadable answer: %s", s, errorReason(r.body)))
 				return
 			}
 			for _, h := range ans.Hits.Hits {
 				p, err := lts.DecodeStored(h.Source, withoutResults)
 				if err != nil {
-					yield(nil, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
+					yield(storedHit{}, fmt.Errorf("%s: stored payload %s: %w", s, h.ID, err))
 					return
 				}
-				if !yield(p, nil) {
+				if !yield(storedHit{p, h.Source}, nil) {
 					return
 				}
 			}
@@ -1196,7 +1243,7 @@ func (s *store) search(ctx context.Context, q lts.Query, withoutResults bool) it
 			}
 			after = hits[len(hits)-1].Sort
 			if len(after) == 0 {
-				yield(nil, fmt.Errorf("%s: search: hits without sort values, cannot page", s))
+				yield(storedHit{}, fmt.Errorf("%s: search: hits without sort values, cannot page", s))
 				return
 			}
 		}

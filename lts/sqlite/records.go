@@ -107,7 +107,7 @@ func (s *store) Records(ctx context.Context, q lts.Query) iter.Seq2[lts.Record, 
 		pageSize := q.PageSizeOr(s.pageSize)
 		for start := 0; start < len(ids); start += pageSize {
 			page := ids[start:min(start+pageSize, len(ids))]
-			records, err := s.readSummaries(ctx, page, shared)
+			records, err := s.readSummaries(ctx, page, shared, q.SampleStats)
 			if err != nil {
 				yield(lts.Record{}, wrapErr(s, err))
 				return
@@ -146,13 +146,15 @@ func want[T any](docs map[int64]T, id int64, missing []any) []any {
 // summaryRow is a row of summaries before its shared documents are joined.
 type summaryRow struct {
 	values                []byte // nil: deleted since selected
+	samples               []byte // sample_stats' row; nil: none kept (or not asked)
 	labelSet, kind, build int64  // build 0: none
 }
 
 // readSummaries reads and decodes the summaries of ids, in the order of
 // ids (rows deleted since selected are skipped), and the shared documents
-// they use that shared lacks.
-func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs) ([]lts.Record, error) {
+// they use that shared lacks; with samples, the summaries of the runs'
+// samples too (lts.Query.SampleStats).
+func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDocs, samples bool) ([]lts.Record, error) {
 	args, pos := idArgs(ids)
 	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, start_ns, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure FROM summaries WHERE id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
@@ -190,6 +192,11 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if samples {
+		if err := s.readSampleStats(ctx, args, pos, raw); err != nil {
+			return nil, fmt.Errorf("summaries of samples: %w", err)
+		}
+	}
 	if err := readShared(ctx, s, "SELECT id, labels FROM label_sets", missingLabels, shared.labels); err != nil {
 		return nil, fmt.Errorf("label sets: %w", err)
 	}
@@ -225,9 +232,31 @@ func (s *store) readSummaries(ctx context.Context, ids []int64, shared *sharedDo
 	return kept, nil
 }
 
+// readSampleStats reads the sample_stats of the ids of args (at pos in
+// raw) into raw, undecoded: decodeValues decodes them in parallel.
+func (s *store) readSampleStats(ctx context.Context, args []any, pos map[int64]int, raw []summaryRow) error {
+	return readDocs(ctx, s, "SELECT id, stats FROM sample_stats", args, func(id int64, doc []byte) error {
+		raw[pos[id]].samples = doc
+		return nil
+	})
+}
+
 // readShared reads and decodes the documents of ids from query (selecting
 // id and document) into docs.
 func readShared[T any](ctx context.Context, s *store, query string, ids []any, docs map[int64]T) error {
+	return readDocs(ctx, s, query, ids, func(id int64, doc []byte) error {
+		var v T
+		if err := json.Unmarshal(doc, &v); err != nil {
+			return fmt.Errorf("%d: %w", id, err)
+		}
+		docs[id] = v
+		return nil
+	})
+}
+
+// readDocs calls f with each id and document that query (selecting id
+// and document) finds of ids.
+func readDocs(ctx context.Context, s *store, query string, ids []any, f func(id int64, doc []byte) error) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -242,17 +271,15 @@ func readShared[T any](ctx context.Context, s *store, query string, ids []any, d
 		if err := rows.Scan(&id, &doc); err != nil {
 			return err
 		}
-		var v T
-		if err := json.Unmarshal(doc, &v); err != nil {
-			return fmt.Errorf("%d: %w", id, err)
+		if err := f(id, doc); err != nil {
+			return err
 		}
-		docs[id] = v
 	}
 	return rows.Err()
 }
 
-// decodeValues decodes the KPI values of raw into the records beside them,
-// in parallel; rows deleted since selected are left alone.
+// decodeValues decodes the KPI values of raw (and the summaries of their
+// samples) into the records beside them, in parallel; rows deleted since selected are left alone.
 func decodeValues(out []lts.Record, raw []summaryRow) error {
 	return parallelEach(len(raw), 256, func(i int) error {
 		if raw[i].values == nil {
@@ -263,6 +290,11 @@ func decodeValues(out []lts.Record, raw []summaryRow) error {
 			return fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
 		}
 		out[i].Values = values
+		if raw[i].samples != nil {
+			if err := json.Unmarshal(raw[i].samples, &out[i].Samples); err != nil {
+				return fmt.Errorf("stored payload %s: summaries of its samples: %w", out[i].TestUUID, err)
+			}
+		}
 		return nil
 	})
 }

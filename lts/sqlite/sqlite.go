@@ -169,6 +169,16 @@ var migrations = []string{
 	`ALTER TABLE summaries ADD COLUMN cpu_pressure REAL;
 	UPDATE summaries SET
 		cpu_pressure = (SELECT p.payload->>'$.metadata.cpu_pressure' FROM payloads p WHERE p.id = summaries.id);`,
+	// 10: the summaries of each run's per-iteration samples
+	// (lts.Record.Samples, {"kpi": {"n", "log_mean", "log_var"}}), written
+	// when the store is opened with lts.StoreOptions.Samples; no row when
+	// not (the payloads stored before: their samples are the workload's
+	// to read from the results, which SQL cannot). A table of their own:
+	// in summaries they would spread every record read over more pages.
+	`CREATE TABLE sample_stats (
+		id INTEGER PRIMARY KEY REFERENCES payloads (id),
+		stats TEXT NOT NULL
+	);`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -182,6 +192,7 @@ type store struct {
 	db       *sql.DB
 	path     string
 	pageSize int
+	samples  func(p *models.Payload, kpi string) []float64 // lts.StoreOptions.Samples
 }
 
 func init() { lts.Register("sqlite", "sqlite:PATH", open) }
@@ -237,7 +248,7 @@ func open(ctx context.Context, rawURL string, opts lts.StoreOptions) (lts.Store,
 	if err != nil {
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
 	}
-	s := &store{db: db, path: path, pageSize: opts.PageSize}
+	s := &store{db: db, path: path, pageSize: opts.PageSize, samples: opts.Samples}
 	if err := s.migrateWaiting(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store sqlite:%s: %w", path, err)
@@ -330,7 +341,7 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 	if len(payloads) == 0 {
 		return stats, nil
 	}
-	docs, err := encodePayloads(payloads)
+	docs, err := encodePayloads(payloads, s.samples)
 	if err != nil {
 		return stats, err
 	}
@@ -366,15 +377,16 @@ func (s *store) Put(ctx context.Context, payloads []*models.Payload) (lts.PutSta
 }
 
 // encodedPayload is a payload as the store writes it: the whole document,
-// and its summary: label set, KPI values, kind, build (nil when none).
+// and its summary: label set, KPI values, kind, build (nil when none), and
+// the summaries of its samples (nil when not known).
 type encodedPayload struct {
-	doc, labels, values, kind, build []byte
+	doc, labels, values, kind, build, samples []byte
 }
 
 // encodePayloads marshals payloads in parallel, before the transaction
 // starts: encoding is a third of an upload's time, and a parallel upload
 // waits for the write lock meanwhile.
-func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
+func encodePayloads(payloads []*models.Payload, samples func(*models.Payload, string) []float64) ([]encodedPayload, error) {
 	kinds, err := encodeKinds(payloads)
 	if err != nil {
 		return nil, err
@@ -386,6 +398,9 @@ func encodePayloads(payloads []*models.Payload) ([]encodedPayload, error) {
 		var err error
 		if e.doc, err = json.Marshal(p); err == nil {
 			e.labels, e.values, e.build, err = encodeSummary(p)
+		}
+		if stats := lts.SampleStatsOf(p, samples); err == nil && stats != nil {
+			e.samples, err = json.Marshal(stats)
 		}
 		if err != nil {
 			return fmt.Errorf("payload %s: %w", p.Metadata.TestUUID, err)
@@ -432,6 +447,7 @@ func idArgs(ids []int64) (args []any, pos map[int64]int) {
 type writer struct {
 	tx                                        *sql.Tx
 	find, insert, update, summary, oldLabels  *sql.Stmt
+	putStats, dropStats                       *sql.Stmt
 	findValue, insertValue, deleteLabel, bump *sql.Stmt
 	insertLabels                              map[int]*sql.Stmt // by number of labels
 	valueIDs                                  map[[2]string]int64
@@ -456,6 +472,8 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insert, "INSERT INTO payloads (test_uuid, start_ns, workload, payload) VALUES (?, ?, ?, ?)"},
 		{&w.update, "UPDATE payloads SET start_ns = ?, workload = ?, payload = ? WHERE id = ?"},
 		{&w.summary, "INSERT OR REPLACE INTO summaries (id, test_uuid, start_ns, workload, label_set, kpis, kind, build, host_load, cpu_share, cpu_pressure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&w.putStats, "INSERT OR REPLACE INTO sample_stats (id, stats) VALUES (?, ?)"},
+		{&w.dropStats, "DELETE FROM sample_stats WHERE id = ?"},
 		{&w.labelSets.find, "SELECT id FROM label_sets WHERE labels = ?"},
 		{&w.labelSets.insert, "INSERT INTO label_sets (labels) VALUES (?)"},
 		{&w.kinds.find, "SELECT id FROM kinds WHERE kind = ?"},
@@ -506,7 +524,7 @@ func nullIfZero(v float64) any {
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
+	for _, st := range []*sql.Stmt{w.find, w.insert, w.update, w.summary, w.putStats, w.dropStats, w.oldLabels, w.findValue, w.insertValue, w.deleteLabel, w.bump,
 		w.labelSets.find, w.labelSets.insert, w.kinds.find, w.kinds.insert, w.builds.find, w.builds.insert} {
 		if st != nil {
 			_ = st.Close()
@@ -557,6 +575,15 @@ func (w *writer) put(ctx context.Context, p *models.Payload, e encodedPayload) (
 		}
 	}
 	if _, err := w.summary.ExecContext(ctx, id, m.TestUUID, m.Start.UnixNano(), m.Workload, set, string(e.values), kind, build, hostLoad(m.HostStart), nullIfZero(m.CPUShare), nullIfNil(m.CPUPressure)); err != nil {
+		return replaced, err
+	}
+	switch {
+	case e.samples != nil:
+		_, err = w.putStats.ExecContext(ctx, id, string(e.samples))
+	case replaced: // those of the run stored before are not this one's
+		_, err = w.dropStats.ExecContext(ctx, id)
+	}
+	if err != nil {
 		return replaced, err
 	}
 	return replaced, w.addLabels(ctx, id, m.Labels)

@@ -338,3 +338,25 @@ func TestSQLiteSharedLabelsAreNotProbed(t *testing.T) {
 		t.Errorf("%d probes, want one (device):\n%s", n, strings.Join(plan, "\n"))
 	}
 }
+
+// TestSQLiteSampleStatsReplaced: a run stored again by a store opened
+// without lts.StoreOptions.Samples (an older seshat, a script) loses the
+// summaries of its samples kept before, which were the old run's: its
+// record then has none, and its samples are read from its results.
+func TestSQLiteSampleStatsReplaced(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lts.db")
+	ps := ltstest.Payloads(2, ltstest.Options{Seed: 9})
+	samples := func(p *models.Payload, kpi string) []float64 { return []float64{1, 2, 3} }
+	if _, err := openSQLite(t, path, lts.StoreOptions{Samples: samples}).Put(context.Background(), ps); err != nil {
+		t.Fatal(err)
+	}
+	without := openSQLite(t, path, lts.StoreOptions{})
+	if _, err := without.Put(context.Background(), ps[:1]); err != nil {
+		t.Fatal(err)
+	}
+	rs := ltstest.CollectRecords(t, without, lts.Query{SampleStats: true})
+	if len(rs) != 2 || rs[0].Samples != nil || len(rs[1].Samples) == 0 {
+		t.Fatalf("records %+v: want the replaced run without summaries, the other with", rs)
+	}
+}

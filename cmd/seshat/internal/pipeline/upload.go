@@ -50,6 +50,9 @@ func (c StoreConnection) storeOptions(env Env) lts.StoreOptions {
 		Retry:              lts.RetryPolicy{Timeout: c.RetryTimeout},
 		MaxBulkBytes:       c.BulkBytes,
 		Log:                env.logger(),
+		// The stores keep the summaries of each run's samples: seshat
+		// serve compares builds on them without reading the results.
+		Samples: env.compareSamples,
 	}
 }
 
