@@ -25,7 +25,11 @@ const IndexFile = "reports_index.html"
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").ParseFS(templateFS, "templates/*.tmpl"))
+// templates are parsed when a report is first written, not at every start
+// of seshat.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").ParseFS(templateFS, "templates/*.tmpl"))
+})
 
 // Options control Generate.
 type Options struct {
@@ -306,7 +310,7 @@ type indexPage struct {
 // reports of a run look alike.
 func Style() template.HTML {
 	var b bytes.Buffer
-	if err := templates.ExecuteTemplate(&b, "style", nil); err != nil {
+	if err := templates().ExecuteTemplate(&b, "style", nil); err != nil {
 		panic(err) // the embedded template is checked by the tests
 	}
 	return template.HTML(b.String()) //nolint:gosec // our own embedded stylesheet
@@ -318,7 +322,7 @@ func writeIndex(dir string, v indexView) error {
 
 func render(file, tmpl string, data any) error {
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, tmpl, data); err != nil {
+	if err := templates().ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	return atomicfile.WriteFileNoSync(file, buf.Bytes(), 0o644)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/seshat-bench/seshat/analyze"
 	"github.com/seshat-bench/seshat/analyze/regression"
@@ -82,7 +83,7 @@ func anchor(e *regression.Entry, r *regression.KPIResult) string {
 //go:embed report.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("report").Parse(pageText))
+var page = sync.OnceValue(func() *template.Template { return template.Must(template.New("report").Parse(pageText)) })
 
 type htmlPage struct {
 	Style          template.HTML
@@ -333,7 +334,7 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	// Failing results first, then the other findings, then the noisy.
 	rank := func(d htmlDetail) int { return d.rank }
 	slices.SortStableFunc(pg.Attention, func(a, b htmlDetail) int { return rank(a) - rank(b) })
-	return page.Execute(w, pg)
+	return page().Execute(w, pg)
 }
 
 // rowNote is the table's note: why a result has no verdict or passes, and

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"strings"
+	"sync"
 )
 
 //go:embed uplot/uPlot.iife.min.js uplot/uPlot.min.css uplot/LICENSE uplot/VERSION charts.js charts.css
@@ -166,11 +167,13 @@ func (c *Chart) Drawable() *Chart {
 // Inline is the <style> and <script> elements a static page carries once to
 // draw its charts: uPlot and charts.js, whole, so that the page needs no
 // other file and fetches nothing.
-func Inline() template.HTML { return inline }
+func Inline() template.HTML { return inline() }
 
-// inline is built once: the files are embedded. TestInlineHasNoEndTag
-// checks that none of them ends the element it is inlined in early.
-var inline = func() template.HTML {
+// inline is built once, when a page first asks (not at every start of
+// seshat, each run's `seshat pi` included: 0.4 MB): the files are
+// embedded. TestInlineHasNoEndTag checks that none of them ends the
+// element it is inlined in early.
+var inline = sync.OnceValue(func() template.HTML {
 	read := func(name string) string {
 		b, _ := files.ReadFile(name) // embedded: cannot fail
 		return string(b)
@@ -181,4 +184,4 @@ var inline = func() template.HTML {
 		read("uplot/uPlot.iife.min.js") + "\n</script>\n")
 	b.WriteString("<script>\n" + read("charts.js") + "</script>\n")
 	return template.HTML(b.String()) //nolint:gosec // embedded files, checked by TestInlineHasNoEndTag
-}()
+})
