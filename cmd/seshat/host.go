@@ -16,12 +16,13 @@ func newHostCmd(g *globals) *cobra.Command {
 noisy: the load average against the online CPUs, the CPU pressure (the share
 of the last 10 s some task waited for a CPU), the CPU frequency governor,
 turbo (intel_pstate or cpufreq boost), SMT, the other processes busy over a
-short watch (--sample), the cgroup's CPU quota and ASLR; one line each,
-judged ok, noisy, info or unknown, why the noisy and info ones matter, and a
-verdict line last: "host: quiet", or "host: noisy (load 1.9 on 2 CPUs;
-governor powersave)". It reads /proc and /sys only, needs no privilege, and
-exits 0 whatever the verdict (--format json for scripts: its "verdict" is
-quiet or noisy).`,
+short watch (--sample), the cgroup's CPU quota and ASLR, and on a host with
+nvidia-smi the NVIDIA GPUs (other processes on them, utilization, clocks,
+persistence mode); one line each, judged ok, noisy, info or unknown, why the
+noisy and info ones matter, and a verdict line last: "host: quiet", or
+"host: noisy (load 1.9 on 2 CPUs; governor powersave)". It reads /proc and
+/sys only, needs no privilege, and exits 0 whatever the verdict (--format
+json for scripts: its "verdict" is quiet or noisy).`,
 	}
 	strictParent(cmd)
 	cmd.AddCommand(newHostCheckCmd(g))

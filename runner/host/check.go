@@ -44,7 +44,8 @@ const (
 
 // Check is one thing that makes a host noisy, as found.
 type Check struct {
-	// Name is load, governor, turbo, smt, busy, cgroup or aslr.
+	// Name is load, pressure, governor, turbo, smt, busy, cgroup, aslr
+	// or gpu.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// State is what was found, for a person.
@@ -78,7 +79,8 @@ type Options struct {
 
 // Inspect looks at what makes the host noisy, as pyperf's `system show`
 // does: load, CPU frequency governor, turbo, SMT, busy processes, cgroup
-// CPU quota and ASLR. What the host does not expose is an Unknown check,
+// CPU quota and ASLR; and, on a host with nvidia-smi, the NVIDIA GPUs
+// (other processes on them, utilization, clocks, persistence mode). What the host does not expose is an Unknown check,
 // never an error; the error is ctx's, when it ends the watch early.
 func Inspect(ctx context.Context, h Host, o Options) (Report, error) {
 	var r Report
@@ -99,6 +101,13 @@ func Inspect(ctx context.Context, h Host, o Options) (Report, error) {
 		busy.Check,
 		h.checkCgroup(r.CPUs),
 		h.checkASLR(),
+	}
+	self := o.Self
+	if self == 0 {
+		self = os.Getpid()
+	}
+	if c, ok := h.checkGPU(ctx, self); ok {
+		r.Checks = append(r.Checks, c)
 	}
 	return r, nil
 }

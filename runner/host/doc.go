@@ -7,7 +7,8 @@
 // no_turbo or cpufreq's boost, smt/active), /proc/sys/kernel/randomize_va_space
 // (ASLR), the cgroup files of /proc/self/cgroup (v1 and v2 CPU quotas) and
 // /proc/<pid>/stat (the CPU time of every process, read twice around a
-// sample to find the busy ones).
+// sample to find the busy ones). The GPU line asks nvidia-smi, when it is
+// on PATH, or reads its recorded answers (nvidia-smi/*.csv) below Root.
 //
 // Inspect turns them into a Report: one Check per source of noise, each ok,
 // noisy, info or unknown, and a one-line Verdict (`seshat host check`).
