@@ -237,7 +237,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	info.ReportsIndex = reportsIndexHref(dir, opts.ReportsIndex)
 	if baseline != nil {
-		rep.Incomplete = baselineSidesMissing(baseline, runs, rep)
+		rep.Incomplete = baselineSidesMissing(baseline, runs)
 	}
 	if err := report.WriteDir(dir, rep, info); err != nil {
 		return fmt.Errorf("--report-dir: %w", err)

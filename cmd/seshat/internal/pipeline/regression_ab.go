@@ -107,34 +107,53 @@ func checkBaseline(b *regression.Baseline, runs []regression.Run) error {
 }
 
 // baselineSidesMissing names the sides of the A/B that have no run with a
-// KPI value (every run failed or is incomplete), as the report's
-// Incomplete reason (exit 3); "" when every side has one.
-func baselineSidesMissing(b *regression.Baseline, runs []regression.Run, rep *regression.Report) string {
-	sides := map[string]bool{}
+// KPI value (every run failed or is incomplete) at a matrix point where
+// they ran, as the report's Incomplete reason (exit 3); "" when every side
+// has one wherever it ran. A point is a run's settings but the key and the
+// meta settings (@repeat): a side that has values at one experiment's
+// points and none at another's is missing there, and said to be.
+func baselineSidesMissing(b *regression.Baseline, runs []regression.Run) string {
+	type point struct{ ran, valued map[string]bool }
+	points := map[string]*point{}
 	for _, r := range runs {
-		if v, ok := sideOf(r, b.Key); ok {
-			sides[v] = false
-		}
-	}
-	for _, e := range rep.Entries {
-		v, ok := e.Labels[b.Key]
-		if !ok {
-			v, ok = e.Comparison[b.Key]
-		}
+		side, ok := sideOf(r, b.Key)
 		if !ok {
 			continue
 		}
-		for _, r := range e.Results {
-			if !math.IsNaN(r.Current.Value) {
-				sides[v] = true
+		var id strings.Builder
+		for _, k := range slices.Sorted(maps.Keys(r.Settings)) {
+			if k != b.Key && !models.IsMeta(k) {
+				fmt.Fprintf(&id, "%q=%q ", k, r.Settings[k])
+			}
+		}
+		pt := points[id.String()]
+		if pt == nil {
+			pt = &point{ran: map[string]bool{}, valued: map[string]bool{}}
+			points[id.String()] = pt
+		}
+		pt.ran[side] = true
+		for _, v := range r.Values {
+			if !math.IsNaN(v) {
+				pt.valued[side] = true
+			}
+		}
+	}
+	ran, lacking := map[string]int{}, map[string]int{}
+	for _, pt := range points {
+		for side := range pt.ran {
+			ran[side]++
+			if !pt.valued[side] {
+				lacking[side]++
 			}
 		}
 	}
 	var missing []string
-	for _, v := range slices.Sorted(maps.Keys(sides)) {
-		if !sides[v] {
-			missing = append(missing, b.Key+"="+v)
+	for _, side := range slices.Sorted(maps.Keys(lacking)) {
+		m := b.Key + "=" + side
+		if lacking[side] < ran[side] {
+			m += fmt.Sprintf(" (at %d of the %d points it ran)", lacking[side], ran[side])
 		}
+		missing = append(missing, m)
 	}
 	if len(missing) == 0 {
 		return ""
