@@ -144,3 +144,29 @@ func TestRunWarnsOnceOnBusyHost(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWarnsOnBusyGPU: before GPU runs (device: gpu), a GPU another
+// process holds is said once, from nvidia-smi's answers (recorded on an
+// H200 under a torch matmul loop); CPU runs do not ask.
+func TestRunWarnsOnBusyGPU(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "host")
+	if err := os.CopyFS(root, os.DirFS(hostFixture("quiet-bare-metal"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "nvidia-smi"), os.DirFS(filepath.Join("..", "..", "runner", "host", "testdata", "nvidia-smi", "h200-busy"))); err != nil {
+		t.Fatal(err)
+	}
+	const warning = "seshat: warning: the GPU is busy (GPU used by python3): GPU timings may be noisy; `seshat host check` tells more\n"
+	for _, device := range []string{"gpu", "cpu"} {
+		bench := writeBenchmark(t, strings.Replace(execBenchmark, "  pi: exec\n", "  pi: exec\n  device: "+device+"\n", 1))
+		r := runSeshatOn(t, root, "run", "--benchmark", bench, "--results-dir", filepath.Join(t.TempDir(), "results"))
+		if r.code != 0 {
+			t.Fatalf("device %s: exit %d\n%s", device, r.code, r.stderr)
+		}
+		want := map[string]int{"gpu": 1, "cpu": 0}[device]
+		if n := strings.Count(r.stderr, warning); n != want {
+			t.Errorf("device %s: the GPU warning appears %d times, want %d:\n%s", device, n, want, r.stderr)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -233,4 +234,19 @@ func num(v float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// GPUBusy tells whether another process holds a GPU or a GPU is busy (the
+// gpu line of the check would be noisy): what `seshat run` warns about
+// before GPU runs. The string says so in words; ok is false on a host
+// without nvidia-smi or when its answer cannot be read.
+func (h Host) GPUBusy(ctx context.Context) (busy bool, what string, ok bool) {
+	c, found := h.checkGPU(ctx, os.Getpid())
+	if !found || c.Status == Unknown {
+		return false, "", false
+	}
+	if c.Status != Noisy {
+		return false, "", true
+	}
+	return true, c.short, true
 }

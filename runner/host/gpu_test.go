@@ -166,3 +166,27 @@ func FuzzParseGPUs(f *testing.F) {
 		_, _ = ParseGPUProcesses(data)
 	})
 }
+
+// TestGPUBusy: what `seshat run` asks before GPU runs (the recorded H200,
+// idle and under a matmul loop; a host without nvidia-smi says nothing).
+func TestGPUBusy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		gpu      string
+		busy, ok bool
+		what     string
+	}{
+		{"", false, false, ""},
+		{"h200-idle", false, true, ""},
+		{"h200-busy", true, true, "GPU used by python3"},
+	} {
+		h, _ := fixture(t, "quiet-bare-metal")
+		if tc.gpu != "" {
+			h, _ = withGPU(t, "quiet-bare-metal", tc.gpu)
+		}
+		busy, what, ok := h.GPUBusy(context.Background())
+		if busy != tc.busy || ok != tc.ok || what != tc.what {
+			t.Errorf("%q: GPUBusy() = %v, %q, %v; want %v, %q, %v", tc.gpu, busy, what, ok, tc.busy, tc.what, tc.ok)
+		}
+	}
+}

@@ -133,7 +133,7 @@ func Run(ctx context.Context, env Env, o RunOptions) error {
 		return err
 	}
 	if !o.DryRun && (o.Executor == "" || o.Executor == "local") {
-		warnBusyHost(env)
+		warnBusyHost(ctx, env, points)
 	}
 	_, err = runPoints(ctx, env, o, points)
 	return err
@@ -293,9 +293,21 @@ func reclaim(env Env) {
 // keeps this host's CPUs busy: every timing of the matrix would carry it.
 // The runs' own load comes later; usage.json records the load around
 // each of them.
-func warnBusyHost(env Env) {
+// When a point runs on the GPU (device: gpu), a GPU that another process
+// holds or keeps busy is said too.
+func warnBusyHost(ctx context.Context, env Env, points []runner.Point) {
 	if busy, what, ok := env.Host.Busy(); ok && busy {
 		env.Log.Warn(fmt.Sprintf("the host is busy (%s over the last minute): timings may be noisy; `seshat host check` tells what else runs", what))
+	}
+	gpu := false
+	for _, p := range points {
+		gpu = gpu || p.Settings["device"] == "gpu"
+	}
+	if !gpu {
+		return
+	}
+	if busy, what, ok := env.Host.GPUBusy(ctx); ok && busy {
+		env.Log.Warn(fmt.Sprintf("the GPU is busy (%s): GPU timings may be noisy; `seshat host check` tells more", what))
 	}
 }
 
