@@ -158,7 +158,7 @@ func (u *Usage) CPUPressure() (float64, bool) {
 // neither load, governor nor pressure gives, which is left out of
 // usage.json.
 func (h HostState) Empty() bool {
-	return h.LoadAvg == nil && h.Governor == "" && h.CPUStallUS == nil
+	return h.LoadAvg == nil && h.Governor == "" && h.CPUStallUS == nil && h.GPUs == nil
 }
 
 // HostState is the host at one instant around a run.
@@ -176,6 +176,23 @@ type HostState struct {
 	// keeps none. Its growth over a run is the run's CPU pressure
 	// (Usage.CPUPressure).
 	CPUStallUS *int64 `json:"cpu_stall_us,omitempty"`
+	// GPUs are the NVIDIA GPUs as nvidia-smi tells them, for a run on the
+	// GPU (device: gpu); absent otherwise, and where there is no
+	// nvidia-smi.
+	GPUs []GPUState `json:"gpus,omitempty"`
+}
+
+// GPUState is one GPU at one instant around a run: what moves its timings
+// from one run to the next (its clock, which heat and power caps lower,
+// and other work on it). A figure nvidia-smi does not give is absent.
+type GPUState struct {
+	Index int `json:"index"`
+	// UtilizationPercent is the share of the last sample period during
+	// which a kernel ran.
+	UtilizationPercent *float64 `json:"utilization_percent,omitempty"`
+	SMClockMHz         *float64 `json:"sm_clock_mhz,omitempty"`
+	TemperatureC       *float64 `json:"temperature_c,omitempty"`
+	PowerW             *float64 `json:"power_w,omitempty"`
 }
 
 // Rusage is the resource usage of the PI child process (getrusage RUSAGE_CHILDREN).

@@ -311,11 +311,12 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	if wd, err := os.Getwd(); err == nil {
 		env = append(env, runnable.WorkDirEnv+"="+wd)
 	}
-	hostStart := hostState(pe.Host)
+	gpu := settings["device"] == "gpu"
+	hostStart := hostState(ctx, pe.Host, gpu)
 	ur, _ := w.(runnable.UsageReporter)
 	reports := ur != nil && ur.ReportsUsage(settings)
 	o := Execute(ctx, Exec{Args: args, Env: env, Dir: dir, Stdout: stdout, Stderr: stderr, Timeout: pe.Timeout, CPUs: pe.CPUs, Report: reports})
-	hostEnd := hostState(pe.Host)
+	hostEnd := hostState(ctx, pe.Host, gpu)
 	if pe.TermGrace > 0 && !o.TimedOut && !o.Interrupted && killedByTerm(o.ExitCode) {
 		select {
 		case <-ctx.Done():
@@ -362,11 +363,15 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	return o, nil
 }
 
-// hostState is the host's load and governors now, nil when it tells
-// neither (not Linux). What cannot be read is left out: a run is never
+// hostState is the host's load and governors now, and for a run on the
+// GPU the GPUs' clocks, temperature, power and utilization; nil when it
+// tells none (not Linux). What cannot be read is left out: a run is never
 // failed for its record of the host.
-func hostState(h host.Host) *models.HostState {
+func hostState(ctx context.Context, h host.Host, gpu bool) *models.HostState {
 	s, _ := h.State()
+	if gpu {
+		s.GPUs = h.GPUStates(ctx)
+	}
 	if s.Empty() {
 		return nil
 	}

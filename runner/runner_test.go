@@ -230,6 +230,43 @@ func TestRunRecordsTheHost(t *testing.T) {
 	}
 }
 
+// TestRunRecordsTheGPUs: a run on the GPU (device: gpu) records the GPUs'
+// utilization, clock, temperature and power around it, from nvidia-smi
+// (its answers recorded on an H200 under a matmul loop); a CPU run does
+// not ask.
+func TestRunRecordsTheGPUs(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "host")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("host", "testdata", "hosts", "quiet-bare-metal"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "nvidia-smi"), os.DirFS(filepath.Join("host", "testdata", "nvidia-smi", "h200-busy"))); err != nil {
+		t.Fatal(err)
+	}
+	f := func(v float64) *float64 { return &v }
+	want := []models.GPUState{{Index: 0, UtilizationPercent: f(100), SMClockMHz: f(1650), TemperatureC: f(58), PowerW: f(479.18)}}
+	for _, device := range []string{"gpu", "cpu"} {
+		results := t.TempDir()
+		opts := runOpts(t, results, "expe:\n  e:\n    helper: exit 0\n    device: "+device+"\n")
+		opts.Host = host.Host{Root: root}
+		if _, err := Run(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		var u models.Usage
+		decodeStrict(t, filepath.Join(results, "e", "000__run", UsageFile), &u)
+		if u.HostStart == nil || u.HostEnd == nil {
+			t.Fatalf("device %s: usage %+v", device, u)
+		}
+		var wantGPUs []models.GPUState
+		if device == "gpu" {
+			wantGPUs = want
+		}
+		if !reflect.DeepEqual(u.HostStart.GPUs, wantGPUs) || !reflect.DeepEqual(u.HostEnd.GPUs, wantGPUs) {
+			t.Errorf("device %s: GPUs at start %+v, at end %+v; want %+v", device, u.HostStart.GPUs, u.HostEnd.GPUs, wantGPUs)
+		}
+	}
+}
+
 func TestRunNumberingContinues(t *testing.T) {
 	t.Parallel()
 	cwd, err := os.Getwd()

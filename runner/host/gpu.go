@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seshat-bench/seshat/models"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -249,4 +250,31 @@ func (h Host) GPUBusy(ctx context.Context) (busy bool, what string, ok bool) {
 		return false, "", true
 	}
 	return true, c.short, true
+}
+
+// GPUStates are the GPUs now, as a run records them around itself
+// (usage.json's host_start and host_end): nil on a host without
+// nvidia-smi or when its answer cannot be read (a run is never failed for
+// its record of the host).
+func (h Host) GPUStates(ctx context.Context) []models.GPUState {
+	data, found, err := h.nvidiaSMI(ctx, "query-gpu", "query-gpu", gpuQuery)
+	if !found || err != nil {
+		return nil
+	}
+	gpus, err := ParseGPUs(data)
+	if err != nil || len(gpus) == 0 {
+		return nil
+	}
+	known := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	out := make([]models.GPUState, len(gpus))
+	for i, g := range gpus {
+		out[i] = models.GPUState{Index: g.Index, UtilizationPercent: known(g.Utilization), SMClockMHz: known(g.SMClock),
+			TemperatureC: known(g.Temperature), PowerW: known(g.Power)}
+	}
+	return out
 }

@@ -372,6 +372,13 @@ func hostState(raw json.RawMessage, field string, w warner) *models.HostState {
 		w.Warnf("%s: field %s.cpu_stall_us: %d is not a count of microseconds", UsageFile, field, *s.CPUStallUS)
 		s.CPUStallUS = nil
 	}
+	for _, g := range s.GPUs {
+		if g.Index < 0 || slices.ContainsFunc([]*float64{g.UtilizationPercent, g.SMClockMHz, g.PowerW}, func(v *float64) bool { return v != nil && *v < 0 }) {
+			w.Warnf("%s: field %s.gpus: GPU %d has a negative index, utilization, clock or power", UsageFile, field, g.Index)
+			s.GPUs = nil
+			break
+		}
+	}
 	if s.Empty() {
 		return nil
 	}

@@ -466,6 +466,19 @@ func TestDecodeUsage(t *testing.T) {
 				}
 			},
 		},
+		{
+			name:     "the GPUs around a run on the GPU",
+			data:     `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "host_start": {"gpus": [{"index": 0, "utilization_percent": 0, "sm_clock_mhz": 405, "temperature_c": 36, "power_w": 94.51}]}, "host_end": {"gpus": [{"index": 0, "utilization_percent": -1, "sm_clock_mhz": 1650}]}}`,
+			warnings: []string{"usage.json: field host_end.gpus: GPU 0 has a negative index, utilization, clock or power"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.HostStart == nil || len(u.HostStart.GPUs) != 1 || *u.HostStart.GPUs[0].SMClockMHz != 405 || *u.HostStart.GPUs[0].UtilizationPercent != 0 {
+					t.Errorf("host_start %+v", u.HostStart)
+				}
+				if u.HostEnd != nil {
+					t.Errorf("host_end %+v, want none: its one record dropped", u.HostEnd)
+				}
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {

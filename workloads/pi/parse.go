@@ -14,7 +14,7 @@ import (
 // ParserVersion changes whenever ParseOnce would make different Results from
 // the same files (new fields, new checks, new warnings): bumping it
 // invalidates every cached pi entry.
-const ParserVersion = "7" // 3: Config kept as JSON text; 4: Amun's hwinfo.json read; 5: usage.json's host_start, host_end; 6: its cpus; 7: its threads
+const ParserVersion = "8" // 3: Config kept as JSON text; 4: Amun's hwinfo.json read; 5: usage.json's host_start, host_end; 6: its cpus; 7: its threads; 8: the GPUs of its host states
 
 // ParserVersion implements store.Parser.
 func (Workload) ParserVersion() string { return ParserVersion }
