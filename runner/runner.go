@@ -311,7 +311,10 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	if wd, err := os.Getwd(); err == nil {
 		env = append(env, runnable.WorkDirEnv+"="+wd)
 	}
-	gpu := settings["device"] == "gpu"
+	gpu := false
+	if r, ok := w.(runnable.Resourcer); ok {
+		gpu = r.GPUs(settings) > 0
+	}
 	hostStart := hostState(ctx, pe.Host, gpu)
 	ur, _ := w.(runnable.UsageReporter)
 	reports := ur != nil && ur.ReportsUsage(settings)
@@ -363,8 +366,8 @@ func runIn(ctx context.Context, pe pointEnv, w runnable.Runner, dir string, sett
 	return o, nil
 }
 
-// hostState is the host's load and governors now, and for a run on the
-// GPU the GPUs' clocks, temperature, power and utilization; nil when it
+// hostState is the host's load and governors now, and for a run on a
+// GPU (its workload says it needs one: runnable.Resourcer) the GPUs' clocks, temperature, power and utilization; nil when it
 // tells none (not Linux). What cannot be read is left out: a run is never
 // failed for its record of the host.
 func hostState(ctx context.Context, h host.Host, gpu bool) *models.HostState {

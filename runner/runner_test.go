@@ -230,10 +230,10 @@ func TestRunRecordsTheHost(t *testing.T) {
 	}
 }
 
-// TestRunRecordsTheGPUs: a run on the GPU (device: gpu) records the GPUs'
-// utilization, clock, temperature and power around it, from nvidia-smi
-// (its answers recorded on an H200 under a matmul loop); a CPU run does
-// not ask.
+// TestRunRecordsTheGPUs: a run on the GPU (its workload says it needs one,
+// as the pi PIs do on device: gpu) records the GPUs' utilization, clock,
+// temperature and power around it, from nvidia-smi (its answers recorded on
+// an H200 under a matmul loop); a CPU run does not ask.
 func TestRunRecordsTheGPUs(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join(t.TempDir(), "host")
@@ -247,8 +247,10 @@ func TestRunRecordsTheGPUs(t *testing.T) {
 	want := []models.GPUState{{Index: 0, UtilizationPercent: f(100), SMClockMHz: f(1650), TemperatureC: f(58), PowerW: f(479.18)}}
 	for _, device := range []string{"gpu", "cpu"} {
 		results := t.TempDir()
-		opts := runOpts(t, results, "expe:\n  e:\n    helper: exit 0\n    device: "+device+"\n")
+		gpus := map[string]string{"gpu": "1", "cpu": "0"}[device]
+		opts := runOpts(t, results, "expe:\n  e:\n    helper: exit 0\n    gpus: "+gpus+"\n")
 		opts.Host = host.Host{Root: root}
+		opts.Lookup = func(string) (workloads.Runner, error) { return gpuWorkload{}, nil }
 		if _, err := Run(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

@@ -52,13 +52,14 @@ const (
 	nvidiaSMITimeout = 10 * time.Second
 )
 
-// nvidiaSMI answers one query: nvidia-smi's CSV output, read from the
-// recorded tree (nvidia-smi/<name>.csv) when Root is set, else from
-// nvidia-smi on PATH. found is false when there is no nvidia-smi (no NVIDIA
-// GPU, or no driver): the check is then left out.
-func (h Host) nvidiaSMI(ctx context.Context, name, flag, query string) (out []byte, found bool, err error) {
+// nvidiaSMI answers one query (flag is query-gpu or query-compute-apps):
+// nvidia-smi's CSV output, read from the recorded tree
+// (nvidia-smi/<flag>.csv) when Root is set, else from nvidia-smi on PATH.
+// found is false when there is no nvidia-smi (no NVIDIA GPU, or no driver):
+// the check is then left out.
+func (h Host) nvidiaSMI(ctx context.Context, flag, query string) (out []byte, found bool, err error) {
 	if h.Root != "" {
-		data, err := parsers.ReadLimited(h.path("/nvidia-smi/"+name+".csv"), fileLimit)
+		data, err := parsers.ReadLimited(h.path("/nvidia-smi/"+flag+".csv"), fileLimit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, nil
 		}
@@ -149,23 +150,30 @@ func ParseGPUProcesses(data []byte) ([]GPUProcess, error) {
 	return procs, nil
 }
 
+// gpus are the GPUs nvidia-smi lists (its --query-gpu); found is false
+// when there is no nvidia-smi.
+func (h Host) gpus(ctx context.Context) (gpus []GPU, found bool, err error) {
+	data, found, err := h.nvidiaSMI(ctx, "query-gpu", gpuQuery)
+	if found && err == nil {
+		gpus, err = ParseGPUs(data)
+	}
+	return gpus, found, err
+}
+
 // checkGPU is the GPU line: noisy when another process holds a GPU
 // context or a GPU is busy; ok otherwise, with what a person checks before
 // timing (clocks, temperature, power, persistence mode). ok is false when
 // the host has no nvidia-smi: no line then.
 func (h Host) checkGPU(ctx context.Context, self int) (Check, bool) {
 	c := Check{Name: "gpu", Status: Unknown}
-	data, found, err := h.nvidiaSMI(ctx, "query-gpu", "query-gpu", gpuQuery)
+	gpus, found, err := h.gpus(ctx)
 	if !found {
 		return c, false
 	}
-	var gpus []GPU
-	if err == nil {
-		gpus, err = ParseGPUs(data)
-	}
 	var procs []GPUProcess
 	if err == nil {
-		if data, _, err = h.nvidiaSMI(ctx, "query-compute-apps", "query-compute-apps", appsQuery); err == nil {
+		var data []byte
+		if data, _, err = h.nvidiaSMI(ctx, "query-compute-apps", appsQuery); err == nil {
 			procs, err = ParseGPUProcesses(data)
 		}
 	}
@@ -257,11 +265,7 @@ func (h Host) GPUBusy(ctx context.Context) (busy bool, what string, ok bool) {
 // nvidia-smi or when its answer cannot be read (a run is never failed for
 // its record of the host).
 func (h Host) GPUStates(ctx context.Context) []models.GPUState {
-	data, found, err := h.nvidiaSMI(ctx, "query-gpu", "query-gpu", gpuQuery)
-	if !found || err != nil {
-		return nil
-	}
-	gpus, err := ParseGPUs(data)
+	gpus, _, err := h.gpus(ctx)
 	if err != nil || len(gpus) == 0 {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/seshat-bench/seshat/kpi"
 	"github.com/seshat-bench/seshat/models"
@@ -169,13 +168,13 @@ func (Workload) FillPayload(e *store.Entry, p *models.Payload) []string {
 func (Workload) MainKPI() string { return "rate_gflops" }
 
 // sampleCI is the distribution-free 95% interval of the median of samples
-// (measure.MedianCI, the interval the built-in PIs record); ok is false when
-// there are too few samples for an interval of that coverage (fewer than 6).
+// as the built-in PIs record it (measure.Summarize); ok is false when there
+// are too few samples for an interval of that coverage (fewer than 6), or
+// samples that are not durations.
 func sampleCI(samples []float64) (lo, hi float64, ok bool) {
-	if len(samples) == 0 {
+	st, err := measure.Summarize(samples)
+	if err != nil || st.Coverage < measure.Confidence {
 		return 0, 0, false
 	}
-	sorted := slices.Sorted(slices.Values(samples))
-	lo, hi, coverage := measure.MedianCI(sorted, measure.Confidence)
-	return lo, hi, coverage >= measure.Confidence
+	return st.CILow, st.CIHigh, true
 }

@@ -120,16 +120,17 @@ func baselineSidesMissing(b *regression.Baseline, runs []regression.Run) string 
 		if !ok {
 			continue
 		}
-		var id strings.Builder
-		for _, k := range slices.Sorted(maps.Keys(r.Settings)) {
+		at := models.Settings{}
+		for k, v := range r.Settings {
 			if k != b.Key && !models.IsMeta(k) {
-				fmt.Fprintf(&id, "%q=%q ", k, r.Settings[k])
+				at[k] = v
 			}
 		}
-		pt := points[id.String()]
+		id := at.Identity()
+		pt := points[id]
 		if pt == nil {
 			pt = &point{ran: map[string]bool{}, valued: map[string]bool{}}
-			points[id.String()] = pt
+			points[id] = pt
 		}
 		pt.ran[side] = true
 		for _, v := range r.Values {

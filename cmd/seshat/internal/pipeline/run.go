@@ -293,15 +293,16 @@ func reclaim(env Env) {
 // keeps this host's CPUs busy: every timing of the matrix would carry it.
 // The runs' own load comes later; usage.json records the load around
 // each of them.
-// When a point runs on the GPU (device: gpu), a GPU that another process
-// holds or keeps busy is said too.
+// When a point needs a GPU (its workload says so, as for Slurm: the PIs
+// on device: gpu), a GPU that another process holds or keeps busy is said
+// too.
 func warnBusyHost(ctx context.Context, env Env, points []runner.Point) {
 	if busy, what, ok := env.Host.Busy(); ok && busy {
 		env.Log.Warn(fmt.Sprintf("the host is busy (%s over the last minute): timings may be noisy; `seshat host check` tells what else runs", what))
 	}
 	gpu := false
 	for _, p := range points {
-		gpu = gpu || p.Settings["device"] == "gpu"
+		gpu = gpu || runner.PointGPUs(env.lookupRunner, p.Settings) > 0
 	}
 	if !gpu {
 		return
