@@ -479,6 +479,17 @@ func TestDecodeUsage(t *testing.T) {
 				}
 			},
 		},
+		{
+			name: "a list of GPUs of the wrong type drops that record only",
+			data: `{"start": "2025-03-14T02:30:00Z", "end": "2025-03-14T02:31:00Z", "wall_seconds": 60, "host_start": {"loadavg": [1, 1, 1], "gpus": "H100"}, "host_end": {"loadavg": [1, 1, 1], "gpus": [{"index": "zero"}]}}`,
+			warnings: []string{"usage.json: field host_start: json: cannot unmarshal string",
+				"usage.json: field host_end: json: cannot unmarshal string"},
+			check: func(t *testing.T, u *models.Usage) {
+				if u.HostStart != nil || u.HostEnd != nil || u.WallSeconds != 60 {
+					t.Errorf("usage = %+v, want the wall time kept and both host records dropped", u)
+				}
+			},
+		},
 		{name: "garbage", data: "Killed\n", wantNil: true, warnings: []string{"usage.json:1: invalid character 'K'"}},
 	}
 	for _, tt := range tests {
