@@ -418,6 +418,33 @@
       }
     });
   }
+  // reveal lets the browser lay out, until the next frame, the skipped
+  // parts of the page (content-visibility: auto) that hold the charts cs:
+  // reading or drawing a chart there would lay its part out on its own,
+  // once a chart (most of the time of drawing the 50 charts of a report
+  // at once); revealed, they are laid out once, together.
+  let revealed = null;
+  function reveal(cs) {
+    if (!revealed) {
+      revealed = new Set();
+      requestAnimationFrame(() => {
+        revealed.forEach((el) => el.style.removeProperty("content-visibility"));
+        revealed = null;
+      });
+    }
+    const skipped = new Set();
+    cs.forEach((c) => {
+      for (let el = c.el.parentElement; el && el !== document.body; el = el.parentElement) {
+        if (!revealed.has(el) && getComputedStyle(el).contentVisibility === "auto") {
+          skipped.add(el);
+        }
+      }
+    });
+    skipped.forEach((el) => {
+      el.style.contentVisibility = "visible";
+      revealed.add(el);
+    });
+  }
   function drawOne(c) {
     if (!pending.delete(c)) {
       return window.seshatCharts[c.spec.id];
@@ -467,6 +494,7 @@
         // Asked for one, a script may well ask for the others: their
         // widths are read at once, in one layout.
         const get = () => {
+          reveal(Array.from(pending));
           measure(Array.from(pending));
           return drawOne(c);
         };
@@ -497,6 +525,7 @@
       observer.observe(c.el);
     });
     if (all) {
+      reveal(Array.from(pending));
       measure(Array.from(pending));
     }
     now.forEach(drawOne);
