@@ -329,7 +329,17 @@ type Image struct {
 // imageWidths lists, in document order, every image of the page with the
 // natural width the browser decoded, as Images. A reader of a report sees
 // what the browser decoded, which a file that exists does not guarantee.
-const imageWidths = `Array.from(document.images, img => ({src: img.getAttribute("src") ?? "", naturalWidth: img.naturalWidth}))`
+// An image loaded lazily (loading="lazy": a chart's SVG fallback, hidden
+// while the chart is drawn, and loaded when a reader without JavaScript
+// scrolls to it) is loaded first, as that reader would.
+const imageWidths = `(async () => {
+	const imgs = Array.from(document.images);
+	await Promise.all(imgs.filter((img) => img.loading === "lazy").map((img) => {
+		img.loading = "eager";
+		return img.decode().catch(() => {});
+	}));
+	return imgs.map((img) => ({src: img.getAttribute("src") ?? "", naturalWidth: img.naturalWidth}));
+})()`
 
 // LoadImages opens the HTML file at path in a new tab of the headless
 // Chromium the tests share and returns every image of the page, in
@@ -345,7 +355,7 @@ func LoadImages(t testing.TB, path string) []Image {
 // images reads the images of the page at abs loaded in the tab ctx.
 func images(ctx context.Context, t testing.TB, abs string) []Image {
 	t.Helper()
-	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]Image](imageWidths))
+	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]Image](imageWidths, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("chromium: the images of %s: %v", abs, browserError(err))
 	}

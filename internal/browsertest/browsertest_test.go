@@ -117,23 +117,29 @@ func (r *recorder) Errorf(format string, args ...any) {
 
 // TestCheckImagesLoadInChromium: an image the browser cannot load (missing, or not
 // an image) is reported by its src; images that load report their width;
-// so for a page already open.
+// so for a page already open, and for images loaded lazily where the page
+// is not drawn yet (in a closed <details>, far below the window: a chart's
+// SVG fallback), which a reader sees on opening or scrolling there.
 func TestCheckImagesLoadInChromium(t *testing.T) {
 	browsertest.Chromium(t)
 	dir := t.TempDir()
 	write(t, dir, "fig/dot.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20"/></svg>`)
 	write(t, dir, "fig/dot.png", string(pngBytes(t)))
+	write(t, dir, "fig/lazy.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20"/></svg>`)
 	write(t, dir, "fig/fake.png", "not a png")
 	page := write(t, dir, "index.html", `<!DOCTYPE html><html><body><h1>Report</h1>
 <img src="fig/dot.svg" alt="svg"><img src="fig/missing.png" alt="missing"><img src="fig/dot.png" alt="png"><img src="fig/fake.png" alt="fake">
+<details><summary>figures</summary><img src="fig/lazy.svg" alt="lazy" loading="lazy"><img src="fig/gone.svg" alt="lazy and missing" loading="lazy"></details>
 </body></html>`)
 	before, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	want := []browsertest.Image{{Src: "fig/dot.svg", NaturalWidth: 30}, {Src: "fig/missing.png", NaturalWidth: 0}, {Src: "fig/dot.png", NaturalWidth: 4}, {Src: "fig/fake.png", NaturalWidth: 0}}
-	wantErrs := []string{`<img src="fig/missing.png"> did not load in the browser`, `<img src="fig/fake.png"> did not load in the browser`}
+	want := []browsertest.Image{{Src: "fig/dot.svg", NaturalWidth: 30}, {Src: "fig/missing.png", NaturalWidth: 0}, {Src: "fig/dot.png", NaturalWidth: 4}, {Src: "fig/fake.png", NaturalWidth: 0},
+		{Src: "fig/lazy.svg", NaturalWidth: 40}, {Src: "fig/gone.svg", NaturalWidth: 0}}
+	wantErrs := []string{`<img src="fig/missing.png"> did not load in the browser`, `<img src="fig/fake.png"> did not load in the browser`,
+		`<img src="fig/gone.svg"> did not load in the browser`}
 	// The page on its own, and the images of a page already open.
 	checks := map[string]func(testing.TB) []browsertest.Image{
 		"CheckImagesLoad": func(r testing.TB) []browsertest.Image { return browsertest.CheckImagesLoad(r, page) },

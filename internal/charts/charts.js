@@ -391,12 +391,60 @@
   // window, or within a window's height of it, are drawn at once; the
   // others as they come near (IntersectionObserver), when the page is
   // printed, or when a script asks window.seshatCharts for one: a long
-  // report opens in the time of the charts in sight, not of all. The page
-  // is read before it is changed: the places and widths of the charts are
-  // read in one layout, as reading one after a chart was added would lay
-  // the whole page out again, once a chart. drawAll(true) draws them all.
+  // report opens in the time of the charts in sight, not of all.
+  // Reading a chart's place or width lays the page out, so the page is
+  // read before it is changed, in one layout, and only where it is laid
+  // out anyway: a chart in a part of the page the browser skips
+  // (content-visibility: auto, far from the window; a closed <details>)
+  // is not read, as reading it would lay that part out (the report's
+  // 50 findings: most of the time of opening it). The observer reports
+  // such a chart's width when it comes near. drawAll(true) draws them all.
   const pending = new Set();
   let observer = null;
+  // rendered: whether the browser lays el out now (checkVisibility reads
+  // styles, not the layout).
+  function rendered(el) {
+    if (typeof el.checkVisibility === "function") {
+      return el.checkVisibility({ contentVisibilityAuto: true });
+    }
+    return el.getClientRects().length > 0;
+  }
+  // measure reads the widths of the charts cs not measured yet, all in
+  // one layout, before any of them is drawn.
+  function measure(cs) {
+    cs.forEach((c) => {
+      if (!c.width) {
+        c.width = c.el.clientWidth;
+      }
+    });
+  }
+  // reveal lets the browser lay out, until the next frame, the skipped
+  // parts of the page (content-visibility: auto) that hold the charts cs:
+  // reading or drawing a chart there would lay its part out on its own,
+  // once a chart (most of the time of drawing the 50 charts of a report
+  // at once); revealed, they are laid out once, together.
+  let revealed = null;
+  function reveal(cs) {
+    if (!revealed) {
+      revealed = new Set();
+      requestAnimationFrame(() => {
+        revealed.forEach((el) => el.style.removeProperty("content-visibility"));
+        revealed = null;
+      });
+    }
+    const skipped = new Set();
+    cs.forEach((c) => {
+      for (let el = c.el.parentElement; el && el !== document.body; el = el.parentElement) {
+        if (!revealed.has(el) && getComputedStyle(el).contentVisibility === "auto") {
+          skipped.add(el);
+        }
+      }
+    });
+    skipped.forEach((el) => {
+      el.style.contentVisibility = "visible";
+      revealed.add(el);
+    });
+  }
   function drawOne(c) {
     if (!pending.delete(c)) {
       return window.seshatCharts[c.spec.id];
@@ -431,44 +479,55 @@
       }
     });
     const ahead = 2 * window.innerHeight;
+    const near = found.filter((c) => rendered(c.el));
+    // Places and widths in one layout (see above).
+    const tops = new Map(near.map((c) => [c, c.el.getBoundingClientRect().top]));
+    measure(near);
     const now = [];
     found.forEach((c) => {
       pending.add(c);
-      // Not laid out (in a closed <details>): drawn when it is opened.
-      const shown = c.el.getClientRects().length > 0;
-      // Its width read now, in the layout every chart's is read in:
-      // read when it is drawn, after the chart before it changed the
-      // page, each would lay the page out again (a quarter of the time
-      // of drawing the 50 charts of a report). A chart not laid out yet
-      // reads its width when it is drawn.
-      if (shown) {
-        c.width = c.el.clientWidth;
-      }
-      if (all || typeof IntersectionObserver === "undefined" || (shown && c.el.getBoundingClientRect().top < ahead)) {
+      if (all || typeof IntersectionObserver === "undefined" || (tops.has(c) && tops.get(c) < ahead)) {
         now.push(c);
         return;
       }
       if (c.spec.id && !(c.spec.id in window.seshatCharts)) {
-        Object.defineProperty(window.seshatCharts, c.spec.id, { configurable: true, enumerable: true, get: () => drawOne(c) });
+        // Asked for one, a script may well ask for the others: their
+        // widths are read at once, in one layout.
+        const get = () => {
+          reveal(Array.from(pending));
+          measure(Array.from(pending));
+          return drawOne(c);
+        };
+        Object.defineProperty(window.seshatCharts, c.spec.id, { configurable: true, enumerable: true, get: get });
       }
       if (!observer) {
         observer = new IntersectionObserver(
           (entries) => {
+            // The observer has laid the charts out: their widths are
+            // its, read before one is drawn.
+            const come = [];
             entries.forEach((e) => {
-              if (e.isIntersecting) {
-                pending.forEach((c) => {
-                  if (c.el === e.target) {
-                    drawOne(c);
-                  }
-                });
+              if (!e.isIntersecting) {
+                return;
               }
+              pending.forEach((c) => {
+                if (c.el === e.target) {
+                  c.width = c.width || Math.floor(e.boundingClientRect.width);
+                  come.push(c);
+                }
+              });
             });
+            come.forEach(drawOne);
           },
           { rootMargin: "100% 0px" }
         );
       }
       observer.observe(c.el);
     });
+    if (all) {
+      reveal(Array.from(pending));
+      measure(Array.from(pending));
+    }
     now.forEach(drawOne);
     if (all) {
       Array.from(pending).forEach(drawOne);
