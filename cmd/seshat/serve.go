@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/user"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +32,14 @@ listening, then every --refresh in the background. It listens on
 store holds, so binding another address shares it with the network.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			// A server keeps its list of series and its latest comparisons
+			// for hours: its memory counts more than the CPU that main's
+			// 200% buys a parse. At 100%, bench/serve's peak on 100,000
+			// payloads fell from 370-413 MB to 296-297 MB, its calls 5-10%
+			// slower. GOGC, when set, still decides.
+			if _, set := os.LookupEnv("GOGC"); !set {
+				debug.SetGCPercent(100)
+			}
 			g.credentials(&o.Connection)
 			if u, err := user.Current(); err == nil {
 				o.OSUser = u.Username
