@@ -44,64 +44,64 @@ type Comparison struct {
 	encoded *encodedOnce // its JSON, made once (a kept comparison's is reused)
 }
 
-// encodedOnce is a value's indented JSON, made at its first use.
+// encodedOnce is a value's JSON, made at its first use.
 type encodedOnce struct {
 	once sync.Once
 	body []byte
 	err  error
 }
 
-// indentedJSON is the comparison's JSON as the API writes it, made once
-// for a comparison kept for the next requests (comparisonCache): the
-// JSON of two 5,000-run builds compared is megabytes.
-func (c *Comparison) indentedJSON() ([]byte, error) {
+// encodedJSON is the comparison's JSON as the API writes it
+// (compactJSON), made once for a comparison kept for the next requests
+// (Server.compares): the JSON of two 5,000-run builds compared is
+// megabytes.
+func (c *Comparison) encodedJSON() ([]byte, error) {
 	if c.encoded == nil {
-		return indentedJSON(c)
+		return compactJSON(c)
 	}
 	c.encoded.once.Do(func() { c.encoded.body, c.encoded.err = c.encode() })
 	return c.encoded.body, c.encoded.err
 }
 
-// seriesHole is where the series go in the indented JSON of a comparison
-// without them: a newline is escaped inside a JSON string, so no value
-// holds it.
-const seriesHole = "\n  \"series\": []"
+// seriesHole is where the series go in the JSON of a comparison without
+// them: a quote is escaped inside a JSON string, so no value holds it,
+// and the fields before the series (the builds, alpha, confidence) hold
+// no array.
+const seriesHole = `"series":[]`
 
-// encode is indentedJSON(c), its series encoded on every core: the JSON
+// encode is compactJSON(c), its series encoded on every core: the JSON
 // of two 5,000-run builds compared is megabytes, and encoding it on one
-// core was a third of a comparison's time. Each series is indented as
-// the whole is (json.Indent: two spaces a level, a series two levels
-// deep) and put where the comparison without its series has "series":
-// [], so the bytes are indentedJSON's.
+// core was a third of a comparison's time. Each series is encoded alone
+// and put where the comparison without its series has "series":[], so
+// the bytes are compactJSON's.
 func (c *Comparison) encode() ([]byte, error) {
 	head := *c
 	head.Series, head.encoded = []SeriesComparison{}, nil
-	frame, err := indentedJSON(&head)
+	frame, err := compactJSON(&head)
 	at := bytes.Index(frame, []byte(seriesHole))
 	if err != nil || len(c.Series) == 0 || at < 0 {
 		return frame, err
 	}
 	parts := make([][]byte, len(c.Series))
 	errs := make([]error, len(c.Series))
-	parallelEach(len(c.Series), func(i int) { parts[i], errs[i] = json.MarshalIndent(&c.Series[i], "    ", "  ") })
+	parallelEach(len(c.Series), func(i int) { parts[i], errs[i] = json.Marshal(&c.Series[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	size := len(frame)
 	for _, p := range parts {
-		size += len(p) + 6
+		size += len(p) + 1
 	}
-	out := make([]byte, 0, size+8)
+	out := make([]byte, 0, size+2)
 	out = append(out, frame[:at]...)
-	out = append(out, "\n  \"series\": [\n"...)
+	out = append(out, `"series":[`...)
 	for i, p := range parts {
 		if i > 0 {
-			out = append(out, ",\n"...)
+			out = append(out, ',')
 		}
-		out = append(out, "    "...)
 		out = append(out, p...)
 	}
-	out = append(out, "\n  ]"...)
+	out = append(out, ']')
 	return append(out, frame[at+len(seriesHole):]...), nil
 }
 

@@ -70,7 +70,7 @@ func TestCompareAPI(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/compare?a=base&b=slow: %d %s", code, body)
 	}
-	golden.Check(t, filepath.Join("testdata", "api", "compare.json"), []byte(body), *update)
+	golden.Check(t, filepath.Join("testdata", "api", "compare.json"), indented(t, body), *update)
 	var c explorer.Comparison
 	getJSON(t, srv, "/api/compare?a=base&b=slow", &c)
 	if len(c.Series) != 3 {

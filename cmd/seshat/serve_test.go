@@ -82,7 +82,7 @@ func TestServeCommand(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"matrix_size": "128"`) {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"matrix_size":"128"`) {
 		t.Errorf("GET %sapi/series: %d %s", url, resp.StatusCode, body)
 	}
 	cancel()
