@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/lts"
@@ -473,9 +475,12 @@ func putBenchAnalyses(b *testing.B, s lts.Store, series []explorer.SeriesSummary
 	}
 }
 
-// benchTimes times f, reporting ms/op, its p95 and the peak memory.
+// benchTimes times f, reporting ms/op, its p95, the process's CPU a
+// call (user and system, GC included: what a loaded machine leaves
+// comparable) and the peak memory.
 func benchTimes(b *testing.B, f func()) {
 	var times []time.Duration
+	cpu0 := processCPU(b)
 	for b.Loop() {
 		t0 := time.Now()
 		f()
@@ -485,6 +490,7 @@ func benchTimes(b *testing.B, f func()) {
 	p95 := times[min(len(times)-1, len(times)*95/100)]
 	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
 }
 
@@ -495,6 +501,15 @@ func benchGet(b *testing.B, h http.Handler, path string) []byte {
 		b.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
 	}
 	return w.Body.Bytes()
+}
+
+// processCPU is the CPU time the process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // resetPeakRSS resets the process's peak resident memory (VmHWM) to its

@@ -234,9 +234,12 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 		return analyze.RunStats{}, false
 	}
-	keys := map[string][]string{}
+	// Each workload described once, not once a series.
+	keys, orders := map[string][]string{}, map[string][]string{}
 	for _, sr := range both {
-		keys[sr.Workload] = s.compareKeys(sr.Workload)
+		if _, ok := keys[sr.Workload]; !ok {
+			keys[sr.Workload], orders[sr.Workload] = s.compareKeys(sr.Workload), s.workload(sr.Workload).KPIs
+		}
 	}
 	// Each series' table made into its rows on the same goroutine: only
 	// the rows are kept.
@@ -256,7 +259,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		if i == 0 {
 			alpha, confidence = t.Alpha, t.Confidence
 		}
-		out.Series[i] = s.seriesComparison(sr, t)
+		out.Series[i] = seriesComparison(sr, t, orders[sr.Workload])
 	})
 	out.Alpha, out.Confidence = alpha, confidence
 	if len(out.Series) == 0 {
@@ -543,10 +546,15 @@ func (s *Server) compareKeys(workload string) []string {
 }
 
 // seriesComparison is the table of one series (one entry), its KPIs in
-// the workload's order, the main one first, the changed ones before the
-// others.
-func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison {
+// the workload's order (order), the main one first, the changed ones
+// before the others.
+func seriesComparison(sr *series, t *compare.Table, order []string) SeriesComparison {
 	out := SeriesComparison{Series: sr.ref()}
+	n := 0
+	for _, kt := range t.KPIs {
+		n += len(kt.Rows)
+	}
+	out.KPIs = make([]KPIComparison, 0, n)
 	for _, kt := range t.KPIs {
 		format := *kt
 		format.Rows, format.Geomean = nil, nil
@@ -557,7 +565,6 @@ func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
-	order := s.workload(sr.Workload).KPIs
 	pos := func(name string) int {
 		if name == sr.MainKPI {
 			return -1
