@@ -8,6 +8,9 @@ import (
 	"iter"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/models"
 )
@@ -246,7 +249,7 @@ func (s *store) readSampleStats(ctx context.Context, args []any, pos map[int64]i
 func readShared[T any](ctx context.Context, s *store, query string, ids []any, docs map[int64]T) error {
 	return readDocs(ctx, s, query, ids, func(id int64, doc []byte) error {
 		var v T
-		if err := json.Unmarshal(doc, &v); err != nil {
+		if err := jsonv2.Unmarshal(doc, &v, v1Semantics); err != nil {
 			return fmt.Errorf("%d: %w", id, err)
 		}
 		docs[id] = v
@@ -278,6 +281,14 @@ func readDocs(ctx context.Context, s *store, query string, ids []any, f func(id 
 	return rows.Err()
 }
 
+// v1Semantics are the options under which the v2 engine of
+// encoding/json decodes as encoding/json does. The records' documents
+// (KPI values, label sets, kinds, builds) are decoded by it: a map
+// decoded by encoding/json allocates each value apart (22 allocations
+// for 8 KPIs against 5; 37 for 10 labels against 8), and a comparison
+// decodes 5,000 records a build, the series index every record.
+var v1Semantics = jsonv1.DefaultOptionsV1()
+
 // decodeValues decodes the KPI values of raw (and the summaries of their
 // samples) into the records beside them, in parallel; rows deleted since selected are left alone.
 func decodeValues(out []lts.Record, raw []summaryRow) error {
@@ -286,12 +297,12 @@ func decodeValues(out []lts.Record, raw []summaryRow) error {
 			return nil
 		}
 		values := map[string]float64{}
-		if err := json.Unmarshal(raw[i].values, &values); err != nil {
+		if err := jsonv2.Unmarshal(raw[i].values, &values, v1Semantics); err != nil {
 			return fmt.Errorf("stored payload %s: kpis: %w", out[i].TestUUID, err)
 		}
 		out[i].Values = values
 		if raw[i].samples != nil {
-			if err := json.Unmarshal(raw[i].samples, &out[i].Samples); err != nil {
+			if err := jsonv2.Unmarshal(raw[i].samples, &out[i].Samples, v1Semantics); err != nil {
 				return fmt.Errorf("stored payload %s: summaries of its samples: %w", out[i].TestUUID, err)
 			}
 		}
