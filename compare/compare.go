@@ -415,13 +415,28 @@ func (t *Table) Significant() (better, worse int) {
 	return better, worse
 }
 
+// canonical is an entry's identity: its labels as k=v, sorted by name,
+// NUL-separated, made in one buffer (it is made for each series of a
+// serve comparison).
 func canonical(labels map[string]string) string {
-	keys := slices.Sorted(maps.Keys(labels))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + labels[k]
+	keys := make([]string, 0, len(labels))
+	size := 0
+	for k, v := range labels {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 2
 	}
-	return strings.Join(parts, "\x00")
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(size)
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(labels[k])
+	}
+	return b.String()
 }
 
 // splitLabels returns the labels whose values differ among entries (or are
