@@ -193,6 +193,10 @@ type store struct {
 	path     string
 	pageSize int
 	samples  func(p *models.Payload, kpi string) []float64 // lts.StoreOptions.Samples
+	// The label sets, kinds and builds decoded so far (Records).
+	labelSets docCache[map[string]string]
+	kinds     docCache[*kind]
+	builds    docCache[*models.Build]
 }
 
 func init() { lts.Register("sqlite", "sqlite:PATH", open) }
