@@ -61,25 +61,8 @@ func (s *store) backfillBatch(ctx context.Context, after int64, batch int) (n in
 		return 0, after, nil, err
 	}
 	last = ids[len(ids)-1]
-	args, pos := idArgs(ids)
-	rows, err := tx.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	docs, names, err := payloadDocs(ctx, tx, ids)
 	if err != nil {
-		return 0, after, nil, err
-	}
-	docs := make([][]byte, len(ids))
-	names := make([]string, len(ids))
-	for rows.Next() {
-		var id int64
-		var uuid string
-		var doc []byte
-		if err := rows.Scan(&id, &uuid, &doc); err != nil {
-			rows.Close()
-			return 0, after, nil, err
-		}
-		docs[pos[id]], names[pos[id]] = doc, uuid
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, after, nil, err
 	}
 	stats := make([][]byte, len(ids))
@@ -125,21 +108,8 @@ func (s *store) backfillBatch(ctx context.Context, after int64, batch int) (n in
 // missingSampleStats are the ids of up to batch runs after id after that
 // have no sample_stats row, in id order.
 func missingSampleStats(ctx context.Context, tx *sql.Tx, after int64, batch int) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT s.id FROM summaries s LEFT JOIN sample_stats t ON t.id = s.id
-		WHERE t.id IS NULL AND s.id > ? ORDER BY s.id LIMIT ?`, after, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(tx.QueryContext(ctx, `SELECT s.id FROM summaries s LEFT JOIN sample_stats t ON t.id = s.id
+		WHERE t.id IS NULL AND s.id > ? ORDER BY s.id LIMIT ?`, after, batch))
 }
 
 var _ lts.SampleStatsBackfiller = (*store)(nil)
