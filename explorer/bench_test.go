@@ -336,33 +336,29 @@ func putBenchVerdicts(s lts.Store) error {
 // encoding/json under v1's options (5 allocations for 8 KPI values
 // instead of 22) and closes a page's rows before its next queries, which
 // then reuse the pooled connection (a second one was opened and closed
-// again, its page cache freed: 13 ms of CPU a call). cpu-ms/op is the
-// process's CPU a call (user and system, GC included). Main at cefa015
-// ("before") and this change alternating, 40 calls each, the machine at
-// a load of 1.6-1.7 (mean and p95 in ms: the p95 of 40 is the second
-// slowest call, one that reads both builds):
+// again, its page cache freed: 13 ms of CPU a call), and keeps the label
+// sets, kinds and builds it decoded for its later queries. cpu-ms/op is
+// the process's CPU a call (user and system, GC included). Main at
+// cefa015 ("before") and this change alternating, three rounds of 40
+// calls each, the machine at a load of 1.5-3.1 (mean and p95 in ms; the
+// p95 of 40 is the second slowest call, one that reads both builds; the
+// first round of this change met a spike of load: its mean is its CPU):
 //
-//	                          before                    after
-//	api-compare-cold          138-144 p95 201-257       88 p95 128-154 [200]
-//	  CPU a call              263-270                   167
-//	api-compare-samples-cold  168-173 p95 291-307       125-127 p95 228-241 [200: missed]
-//	  CPU a call              318-329                   238-239
+//	                          before                     after
+//	api-compare-cold          127-132 p95 181-246        82-129 p95 153-222 [200]
+//	  CPU a call              242-252                    127-164
+//	api-compare-samples-cold  156-166 p95 248-318        107-188 p95 177-377 [200]
+//	  CPU a call              296-316                    183-237
+//	api-compare (same pair)   21-23 p95 80-99            11-15 p95 22-29
+//	index-read                2016-2080 (CPU 2.4-2.7 s)  1724-2080 (CPU 2.3-2.6 s)
+//	peak RSS                  483-540 MB                 449-489 MB [500]
 //
-// and 20 calls each, three rounds, at a load falling from 5.5 to 1.9
-// (the p95 of 20 is the slowest call):
-//
-//	api-compare-cold          131-159 p95 248-261       99-126 p95 214-276
-//	  CPU a call, allocated   252-287 ms, 89-94 MB      185-236 ms, 53 MB
-//	api-compare-samples-cold  162-191 p95 333-389       131-169 p95 215-408
-//	  CPU a call, allocated   308-352 ms, 97-103 MB     242-322 ms, 63-65 MB
-//	api-compare (same pair)   21-28 p95 182-279         18-23 p95 114-202
-//	index-read                1943-2542 (CPU 2.4-3.0 s) 1690-1879 (CPU 2.3-2.5 s)
-//	peak RSS                  478-529 MB                436-476 MB [500]
-//
-// A cold sampled comparison's CPU is now compare.Build (about 85 ms, of
-// which the t quantiles of the hierarchical rows 18 ms), reading the
-// build's records and the summaries of their samples (about 75 ms, the
-// summaries' JSON 30 ms of it), the JSON (17 ms) and the GC.
+// and allocated a cold call 89-94 MB before, 49 MB after (on the
+// samples 97-103 MB, 60 MB). A cold sampled comparison's CPU is now
+// compare.Build (about 85 ms, of which the t quantiles of the
+// hierarchical rows 18 ms), reading the build's records and the
+// summaries of their samples (about 60 ms, the summaries' JSON 30 ms of
+// it), the JSON (17 ms) and the GC.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
