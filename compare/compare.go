@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -153,8 +154,15 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		labels   unsafe.Pointer
 	}
 	entries := map[labelsOf]int{}
+	// Each payload's entry first, and how many runs each entry has a
+	// side: a cell's values are made as long as its entry's runs at
+	// once, not grown run by run (compare.Build is most of a serve
+	// comparison's time, and its allocations most of that).
+	var entryOf [2][]int
+	var runsOf [][2]int // by entry
 	for side, payloads := range [][]*models.Payload{a, b} {
-		for _, p := range payloads {
+		entryOf[side] = make([]int, len(payloads))
+		for i, p := range payloads {
 			id := labelsOf{p.Metadata.Workload, reflect.ValueOf(p.Metadata.Labels).UnsafePointer()}
 			entry, ok := entries[id]
 			if !ok {
@@ -171,22 +179,42 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 					entry = len(entryNames)
 					entryIDs[name] = entry
 					entryNames = append(entryNames, name)
+					runsOf = append(runsOf, [2]int{})
 				}
 				entryLabels[name] = labels
 				if id.labels != nil {
 					entries[id] = entry
 				}
 			}
+			entryOf[side][i] = entry
+			runsOf[entry][side]++
+		}
+	}
+	// Without samples no row is hierarchical: the runs' summaries are
+	// not kept.
+	sampled := opts.Samples != nil || opts.SampleStats != nil
+	for side, payloads := range [][]*models.Payload{a, b} {
+		for i, p := range payloads {
+			entry := entryOf[side][i]
 			for name, v := range p.KPIs {
 				k := key{p.Metadata.Workload, entry, name}
 				c := cells[k]
 				if c == nil {
 					c = &cell{}
+					n := runsOf[entry]
+					values := make([]float64, 0, n[0]+n[1])
+					c.values = [2][]float64{values[:0:n[0]], values[n[0]:n[0]]}
+					if sampled {
+						runs := make([]analyze.RunStats, 0, n[0]+n[1])
+						c.runs = [2][]analyze.RunStats{runs[:0:n[0]], runs[n[0]:n[0]]}
+					}
 					cells[k] = c
 				}
 				c.values[side] = append(c.values[side], v.Value)
 				c.meta = v
-				c.runs[side] = append(c.runs[side], opts.runStats(p, name))
+				if sampled {
+					c.runs[side] = append(c.runs[side], opts.runStats(p, name))
+				}
 			}
 		}
 	}
@@ -197,16 +225,12 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 	vary, fixed := splitLabels(all)
 	t.Fixed = fixed
 	byKPI := map[[2]string]*KPITable{}
-	keys := slices.Collect(maps.Keys(cells))
-	sort.Slice(keys, func(i, j int) bool {
-		x, y := keys[i], keys[j]
-		if x.workload != y.workload {
-			return x.workload < y.workload
-		}
-		if x.kpi != y.kpi {
-			return x.kpi < y.kpi
-		}
-		return entryNames[x.entry] < entryNames[y.entry]
+	keys := make([]key, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		return cmp.Or(strings.Compare(x.workload, y.workload), strings.Compare(x.kpi, y.kpi), strings.Compare(entryNames[x.entry], entryNames[y.entry]))
 	})
 	thresholds := benchmath.DefaultThresholds
 	thresholds.CompareAlpha = opts.Alpha
@@ -265,8 +289,10 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 		}
 		s := benchmath.NewSample(vs, th)
 		sum := benchmath.AssumeNothing.Summary(s, confidence)
-		for _, w := range append(s.Warnings, sum.Warnings...) {
-			r.Warnings = append(r.Warnings, side+": "+w.Error())
+		for _, ws := range [][]error{s.Warnings, sum.Warnings} {
+			for _, w := range ws {
+				r.Warnings = append(r.Warnings, side+": "+w.Error())
+			}
 		}
 		return &Summary{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(vs), Values: s.Values}, s
 	}
@@ -310,9 +336,11 @@ func compareHierarchical(entry string, a, b []analyze.RunStats, va, vb []float64
 	if len(a) < 2 || len(b) < 2 {
 		return nil
 	}
-	for _, run := range append(slices.Clone(a), b...) {
-		if run.N == 0 {
-			return nil
+	for _, side := range [][]analyze.RunStats{a, b} {
+		for _, run := range side {
+			if run.N == 0 {
+				return nil
+			}
 		}
 	}
 	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.CompareStats(a, b)
@@ -387,18 +415,38 @@ func (t *Table) Significant() (better, worse int) {
 	return better, worse
 }
 
+// canonical is an entry's identity: its labels as k=v, sorted by name,
+// NUL-separated, made in one buffer (it is made for each series of a
+// serve comparison).
 func canonical(labels map[string]string) string {
-	keys := slices.Sorted(maps.Keys(labels))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + labels[k]
+	keys := make([]string, 0, len(labels))
+	size := 0
+	for k, v := range labels {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 2
 	}
-	return strings.Join(parts, "\x00")
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(size)
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(labels[k])
+	}
+	return b.String()
 }
 
 // splitLabels returns the labels whose values differ among entries (or are
 // missing from some), sorted, and those every entry shares.
 func splitLabels(entries []map[string]string) ([]string, map[string]string) {
+	if len(entries) == 1 {
+		// Each of its labels has one value throughout (a serve
+		// comparison's series is one entry).
+		return nil, maps.Clone(entries[0])
+	}
 	values := map[string]map[string]bool{}
 	present := map[string]int{}
 	for _, e := range entries {

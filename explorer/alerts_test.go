@@ -123,13 +123,13 @@ func TestTriage(t *testing.T) {
 		code    int
 		want    string
 	}{
-		{"allowed", explorer.Options{AllowTriage: true}, "regression", good, nil, 200, `"triage_state": "acknowledged"`},
-		{"invalid needs no reason", explorer.Options{AllowTriage: true}, "regression", `{"state": "invalid"}`, nil, 200, `"triage_state": "invalid"`},
+		{"allowed", explorer.Options{AllowTriage: true}, "regression", good, nil, 200, `"triage_state":"acknowledged"`},
+		{"invalid needs no reason", explorer.Options{AllowTriage: true}, "regression", `{"state": "invalid"}`, nil, 200, `"triage_state":"invalid"`},
 		{"no --allow-triage", explorer.Options{}, "regression", good, nil, 403, "--allow-triage"},
 		{"read-only store", explorer.Options{AllowTriage: true, ReadOnly: true}, "regression", good, nil, 403, "read-only"},
 		{"no token", explorer.Options{AllowTriage: true, Token: token}, "regression", good, nil, 401, "--token-file"},
 		{"wrong token", explorer.Options{AllowTriage: true, Token: token}, "regression", good, map[string]string{"Authorization": "Bearer " + token + "x"}, 401, "--token-file"},
-		{"token", explorer.Options{AllowTriage: true, Token: token}, "regression", good, map[string]string{"Authorization": "Bearer " + token}, 200, `"triage_state": "acknowledged"`},
+		{"token", explorer.Options{AllowTriage: true, Token: token}, "regression", good, map[string]string{"Authorization": "Bearer " + token}, 200, `"triage_state":"acknowledged"`},
 		{"bad JSON", explorer.Options{AllowTriage: true}, "regression", `{"state": "acknowledged",`, nil, 400, "not {"},
 		{"unknown field", explorer.Options{AllowTriage: true}, "regression", `{"state": "fixed", "by": "me"}`, nil, 400, "unknown field"},
 		{"bad state", explorer.Options{AllowTriage: true}, "regression", `{"state": "wontfix"}`, nil, 400, "wontfix"},

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/lts"
@@ -325,6 +327,38 @@ func putBenchVerdicts(s lts.Store) error {
 // indented JSON (50 ms). (The copy of main's store lacks the 24,000
 // verdicts of putBenchVerdicts, which skips a store that has verdicts: its
 // index reads are the cheaper.)
+//
+// The cold comparisons since (issue 25's last target): the API writes
+// compact JSON (indenting was a fifth of a cold call's CPU);
+// compare.Build allocates less (each cell's values made at their length,
+// no run summaries kept without samples, the entry's labels made once);
+// lts/sqlite decodes the records' documents with the v2 engine of
+// encoding/json under v1's options (5 allocations for 8 KPI values
+// instead of 22) and closes a page's rows before its next queries, which
+// then reuse the pooled connection (a second one was opened and closed
+// again, its page cache freed: 13 ms of CPU a call), and keeps the label
+// sets, kinds and builds it decoded for its later queries. cpu-ms/op is
+// the process's CPU a call (user and system, GC included). Main at
+// cefa015 ("before") and this change alternating, three rounds of 40
+// calls each, the machine at a load of 1.5-3.1 (mean and p95 in ms; the
+// p95 of 40 is the second slowest call, one that reads both builds; the
+// first round of this change met a spike of load: its mean is its CPU):
+//
+//	                          before                     after
+//	api-compare-cold          127-132 p95 181-246        82-129 p95 153-222 [200]
+//	  CPU a call              242-252                    127-164
+//	api-compare-samples-cold  156-166 p95 248-318        107-188 p95 177-377 [200]
+//	  CPU a call              296-316                    183-237
+//	api-compare (same pair)   21-23 p95 80-99            11-15 p95 22-29
+//	index-read                2016-2080 (CPU 2.4-2.7 s)  1724-2080 (CPU 2.3-2.6 s)
+//	peak RSS                  483-540 MB                 449-489 MB [500]
+//
+// and allocated a cold call 89-94 MB before, 49 MB after (on the
+// samples 97-103 MB, 60 MB). A cold sampled comparison's CPU is now
+// compare.Build (about 85 ms, of which the t quantiles of the
+// hierarchical rows 18 ms), reading the build's records and the
+// summaries of their samples (about 60 ms, the summaries' JSON 30 ms of
+// it), the JSON (17 ms) and the GC.
 func BenchmarkExplorer(b *testing.B) {
 	path := storeOfBench(b)
 	s, err := lts.Open(context.Background(), "sqlite:"+path, lts.StoreOptions{})
@@ -473,9 +507,12 @@ func putBenchAnalyses(b *testing.B, s lts.Store, series []explorer.SeriesSummary
 	}
 }
 
-// benchTimes times f, reporting ms/op, its p95 and the peak memory.
+// benchTimes times f, reporting ms/op, its p95, the process's CPU a
+// call (user and system, GC included: what a loaded machine leaves
+// comparable) and the peak memory.
 func benchTimes(b *testing.B, f func()) {
 	var times []time.Duration
+	cpu0 := processCPU(b)
 	for b.Loop() {
 		t0 := time.Now()
 		f()
@@ -485,6 +522,7 @@ func benchTimes(b *testing.B, f func()) {
 	p95 := times[min(len(times)-1, len(times)*95/100)]
 	b.ReportMetric(float64(p95.Microseconds())/1000, "p95-ms")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(peakRSSMB(b), "peak-RSS-MB")
 }
 
@@ -495,6 +533,15 @@ func benchGet(b *testing.B, h http.Handler, path string) []byte {
 		b.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
 	}
 	return w.Body.Bytes()
+}
+
+// processCPU is the CPU time the process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // resetPeakRSS resets the process's peak resident memory (VmHWM) to its

@@ -44,64 +44,64 @@ type Comparison struct {
 	encoded *encodedOnce // its JSON, made once (a kept comparison's is reused)
 }
 
-// encodedOnce is a value's indented JSON, made at its first use.
+// encodedOnce is a value's JSON, made at its first use.
 type encodedOnce struct {
 	once sync.Once
 	body []byte
 	err  error
 }
 
-// indentedJSON is the comparison's JSON as the API writes it, made once
-// for a comparison kept for the next requests (comparisonCache): the
-// JSON of two 5,000-run builds compared is megabytes.
-func (c *Comparison) indentedJSON() ([]byte, error) {
+// encodedJSON is the comparison's JSON as the API writes it
+// (compactJSON), made once for a comparison kept for the next requests
+// (Server.compares): the JSON of two 5,000-run builds compared is
+// megabytes.
+func (c *Comparison) encodedJSON() ([]byte, error) {
 	if c.encoded == nil {
-		return indentedJSON(c)
+		return compactJSON(c)
 	}
 	c.encoded.once.Do(func() { c.encoded.body, c.encoded.err = c.encode() })
 	return c.encoded.body, c.encoded.err
 }
 
-// seriesHole is where the series go in the indented JSON of a comparison
-// without them: a newline is escaped inside a JSON string, so no value
-// holds it.
-const seriesHole = "\n  \"series\": []"
+// seriesHole is where the series go in the JSON of a comparison without
+// them: a quote is escaped inside a JSON string, so no value holds it,
+// and the fields before the series (the builds, alpha, confidence) hold
+// no array.
+const seriesHole = `"series":[]`
 
-// encode is indentedJSON(c), its series encoded on every core: the JSON
+// encode is compactJSON(c), its series encoded on every core: the JSON
 // of two 5,000-run builds compared is megabytes, and encoding it on one
-// core was a third of a comparison's time. Each series is indented as
-// the whole is (json.Indent: two spaces a level, a series two levels
-// deep) and put where the comparison without its series has "series":
-// [], so the bytes are indentedJSON's.
+// core was a third of a comparison's time. Each series is encoded alone
+// and put where the comparison without its series has "series":[], so
+// the bytes are compactJSON's.
 func (c *Comparison) encode() ([]byte, error) {
 	head := *c
 	head.Series, head.encoded = []SeriesComparison{}, nil
-	frame, err := indentedJSON(&head)
+	frame, err := compactJSON(&head)
 	at := bytes.Index(frame, []byte(seriesHole))
 	if err != nil || len(c.Series) == 0 || at < 0 {
 		return frame, err
 	}
 	parts := make([][]byte, len(c.Series))
 	errs := make([]error, len(c.Series))
-	parallelEach(len(c.Series), func(i int) { parts[i], errs[i] = json.MarshalIndent(&c.Series[i], "    ", "  ") })
+	parallelEach(len(c.Series), func(i int) { parts[i], errs[i] = json.Marshal(&c.Series[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	size := len(frame)
 	for _, p := range parts {
-		size += len(p) + 6
+		size += len(p) + 1
 	}
-	out := make([]byte, 0, size+8)
+	out := make([]byte, 0, size+2)
 	out = append(out, frame[:at]...)
-	out = append(out, "\n  \"series\": [\n"...)
+	out = append(out, `"series":[`...)
 	for i, p := range parts {
 		if i > 0 {
-			out = append(out, ",\n"...)
+			out = append(out, ',')
 		}
-		out = append(out, "    "...)
 		out = append(out, p...)
 	}
-	out = append(out, "\n  ]"...)
+	out = append(out, ']')
 	return append(out, frame[at+len(seriesHole):]...), nil
 }
 
@@ -234,9 +234,12 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 		return analyze.RunStats{}, false
 	}
-	keys := map[string][]string{}
+	// Each workload described once, not once a series.
+	keys, orders := map[string][]string{}, map[string][]string{}
 	for _, sr := range both {
-		keys[sr.Workload] = s.compareKeys(sr.Workload)
+		if _, ok := keys[sr.Workload]; !ok {
+			keys[sr.Workload], orders[sr.Workload] = s.compareKeys(sr.Workload), s.workload(sr.Workload).KPIs
+		}
 	}
 	// Each series' table made into its rows on the same goroutine: only
 	// the rows are kept.
@@ -256,7 +259,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		if i == 0 {
 			alpha, confidence = t.Alpha, t.Confidence
 		}
-		out.Series[i] = s.seriesComparison(sr, t)
+		out.Series[i] = seriesComparison(sr, t, orders[sr.Workload])
 	})
 	out.Alpha, out.Confidence = alpha, confidence
 	if len(out.Series) == 0 {
@@ -543,10 +546,15 @@ func (s *Server) compareKeys(workload string) []string {
 }
 
 // seriesComparison is the table of one series (one entry), its KPIs in
-// the workload's order, the main one first, the changed ones before the
-// others.
-func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison {
+// the workload's order (order), the main one first, the changed ones
+// before the others.
+func seriesComparison(sr *series, t *compare.Table, order []string) SeriesComparison {
 	out := SeriesComparison{Series: sr.ref()}
+	n := 0
+	for _, kt := range t.KPIs {
+		n += len(kt.Rows)
+	}
+	out.KPIs = make([]KPIComparison, 0, n)
 	for _, kt := range t.KPIs {
 		format := *kt
 		format.Rows, format.Geomean = nil, nil
@@ -557,7 +565,6 @@ func (s *Server) seriesComparison(sr *series, t *compare.Table) SeriesComparison
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
-	order := s.workload(sr.Workload).KPIs
 	pos := func(name string) int {
 		if name == sr.MainKPI {
 			return -1

@@ -70,7 +70,7 @@ func TestCompareAPI(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/compare?a=base&b=slow: %d %s", code, body)
 	}
-	golden.Check(t, filepath.Join("testdata", "api", "compare.json"), []byte(body), *update)
+	golden.Check(t, filepath.Join("testdata", "api", "compare.json"), indented(t, body), *update)
 	var c explorer.Comparison
 	getJSON(t, srv, "/api/compare?a=base&b=slow", &c)
 	if len(c.Series) != 3 {
@@ -185,6 +185,46 @@ func TestCompareSamples(t *testing.T) {
 				t.Errorf("%d Payloads queries, want results read: %v", n, tc.reads)
 			}
 		})
+	}
+}
+
+// TestCompareAfterBackfill: a store whose runs were stored without the
+// summaries of their samples, once backfilled (what seshat serve does on
+// a writable store), compares its builds without reading a result, and
+// to the same figures, byte for byte.
+func TestCompareAfterBackfill(t *testing.T) {
+	t.Parallel()
+	samples := func(p *models.Payload, kpi string) []float64 { return pi.Workload{}.KPISamples(p, kpi) }
+	path := "sqlite:" + filepath.Join(t.TempDir(), "lts.db")
+	if _, err := ltstest.Open(t, path, lts.StoreOptions{}).Put(context.Background(), compareFixture()); err != nil {
+		t.Fatal(err)
+	}
+	compareOnce := func() (string, int32) {
+		store := &countingStore{Store: ltstest.Open(t, path, lts.StoreOptions{})}
+		srv := serve(t, store, explorer.Options{Compare: compare.Options{Samples: samples}})
+		code, body := get(t, srv, "/api/compare?a=base&b=slow")
+		if code != http.StatusOK {
+			t.Fatalf("GET /api/compare?a=base&b=slow: %d %s", code, body)
+		}
+		return body, store.payloads.Load()
+	}
+	before, reads := compareOnce()
+	if reads == 0 {
+		t.Fatal("no result read before the backfill: the store kept summaries")
+	}
+	b, ok := ltstest.Open(t, path, lts.StoreOptions{Samples: samples}).(lts.SampleStatsBackfiller)
+	if !ok {
+		t.Fatal("the SQLite store is no lts.SampleStatsBackfiller")
+	}
+	if n, err := b.BackfillSampleStats(context.Background(), 0); err != nil || n != len(compareFixture()) {
+		t.Fatalf("backfill: %d runs (%v), want %d", n, err, len(compareFixture()))
+	}
+	after, reads := compareOnce()
+	if reads != 0 {
+		t.Errorf("%d Payloads queries after the backfill, want none", reads)
+	}
+	if after != before {
+		t.Errorf("after the backfill:\n%s\nbefore:\n%s", after, before)
 	}
 }
 

@@ -5,25 +5,25 @@ import (
 	"testing"
 )
 
-// TestComparisonEncodedAsIndented: /api/compare's JSON, its series encoded
-// on every core and put into the rest, is byte for byte what json.Indent
-// makes of the whole (what the other endpoints write), whatever the
-// strings hold: the text of the place the series go, markup, newlines.
-func TestComparisonEncodedAsIndented(t *testing.T) {
+// TestComparisonEncodedAsWhole: /api/compare's JSON, its series encoded
+// on every core and put into the rest, is byte for byte the whole's
+// (compactJSON, what the other endpoints write), whatever the strings
+// hold: the text of the place the series go, markup, newlines.
+func TestComparisonEncodedAsWhole(t *testing.T) {
 	t.Parallel()
 	p, d := 0.01, -12.5
 	kpi := KPIComparison{KPI: "rate", Unit: "GFLOPS", A: &CompareSide{Center: 10, Runs: 5}, B: &CompareSide{Center: 8.75, Lo: &d, Runs: 5},
-		Delta: &d, P: &p, Method: "mann-whitney", Verdict: "worse", Warnings: []string{"A: \n  \"series\": []"}}
-	strange := []string{"\n  \"series\": []", "<script>alert(1)</script>", "ünï & \u2028", ""}
+		Delta: &d, P: &p, Method: "mann-whitney", Verdict: "worse", Warnings: []string{"A: \"series\":[]"}}
+	strange := []string{`"series":[]`, "series\":[]", "<script>alert(1)</script>", "ünï & \u2028", ""}
 	for n := range 5 {
-		c := &Comparison{A: BuildRef{ID: "a\n  \"series\": []"}, B: BuildRef{ID: "<b>"}, Alpha: 0.05, Confidence: 0.95,
+		c := &Comparison{A: BuildRef{ID: `a"series":[]`, Ref: "\"series\":[]"}, B: BuildRef{ID: "<b>"}, Alpha: 0.05, Confidence: 0.95,
 			Series: []SeriesComparison{}, OnlyA: n, Message: strange[n%len(strange)]}
 		for i := range n {
 			s := strange[i%len(strange)]
 			c.Series = append(c.Series, SeriesComparison{Series: SeriesRef{ID: s, Workload: "pi", Labels: map[string]string{"k": s, s: "v"}, MainKPI: "rate"},
 				KPIs: []KPIComparison{kpi, {KPI: s, Verdict: "~"}}})
 		}
-		want, err := indentedJSON(c)
+		want, err := compactJSON(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestComparisonEncodedAsIndented(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%d series: encode wrote\n%s\nwant (json.Indent's)\n%s", n, got, want)
+			t.Errorf("%d series: encode wrote\n%s\nwant (compactJSON's)\n%s", n, got, want)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestAPIGolden(t *testing.T) {
 				t.Fatalf("GET %s: %d %s", c.path, code, body)
 			}
 			// The store's path is a temporary directory.
-			body = strings.ReplaceAll(body, srv.URL, "SERVER")
+			body = string(indented(t, strings.ReplaceAll(body, srv.URL, "SERVER")))
 			body = storePath.ReplaceAllString(body, `"store": "sqlite:STORE"`)
 			golden.Check(t, filepath.Join("testdata", "api", c.name+".json"), []byte(body), *update)
 		})

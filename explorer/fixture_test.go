@@ -1,6 +1,7 @@
 package explorer_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -167,6 +168,25 @@ func (s *failingStore) Payloads(ctx context.Context, q lts.Query) iter.Seq2[*mod
 		return func(yield func(*models.Payload, error) bool) { yield(nil, errGone) }
 	}
 	return s.Store.Payloads(ctx, q)
+}
+
+// indented is an API answer indented for its golden file (two spaces a
+// level, a newline at the end), after checking that the API wrote it
+// compact, on one line.
+func indented(t testing.TB, body string) []byte {
+	t.Helper()
+	var compact, out bytes.Buffer
+	if err := json.Compact(&compact, []byte(body)); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, body)
+	}
+	if compact.String()+"\n" != body {
+		t.Errorf("the API wrote indented or spaced JSON, want it compact with a newline at the end:\n%s", body)
+	}
+	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }
 
 // storePath matches the store's name in the JSON: a temporary path.

@@ -241,3 +241,18 @@ func DescribePut(s Store, name string, stats PutStats) string {
 	}
 	return fmt.Sprintf("stored %d payload(s) in %s: %d new, %d replaced", stats.Payloads, name, stats.Created, stats.Replaced)
 }
+
+// SampleStatsBackfiller is a store that can add the summaries of the
+// per-iteration samples (Record.Samples) to the runs it stored before it
+// kept them (a SQLite store written before schema 10, or without
+// StoreOptions.Samples), so that comparing their builds on their samples
+// need not read their results. SQLite has it.
+type SampleStatsBackfiller interface {
+	// BackfillSampleStats summarises, with the store's
+	// StoreOptions.Samples, the samples of each stored run that has no
+	// summaries, batch runs a transaction, and returns how many runs it
+	// gave summaries (those without samples get an empty one, so that
+	// they are not read again). Without StoreOptions.Samples it does
+	// nothing. Idempotent: a second call finds nothing to do.
+	BackfillSampleStats(ctx context.Context, batch int) (int, error)
+}

@@ -51,7 +51,9 @@ func TestServeRefuses(t *testing.T) {
 var servingURL = regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
 
 // TestServeCommand: seshat serve says where it listens, serves the store
-// there, and exits 0 once interrupted (its context done).
+// there, and exits 0 once interrupted (its context done). Its runs,
+// stored without the summaries of their samples, get them first, said
+// once.
 func TestServeCommand(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lts.db")
@@ -76,13 +78,16 @@ func TestServeCommand(t *testing.T) {
 		cancel()
 		t.Fatalf("seshat serve did not say where it listens: %s (exit %d)", stderr, <-exit)
 	}
+	if want := "kept the summaries of the samples of 6 runs stored without them"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("seshat serve did not say %q: %s", want, stderr)
+	}
 	resp, err := http.Get(url + "api/series")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"matrix_size": "128"`) {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"matrix_size":"128"`) {
 		t.Errorf("GET %sapi/series: %d %s", url, resp.StatusCode, body)
 	}
 	cancel()

@@ -193,6 +193,10 @@ type store struct {
 	path     string
 	pageSize int
 	samples  func(p *models.Payload, kpi string) []float64 // lts.StoreOptions.Samples
+	// The label sets, kinds and builds decoded so far (Records).
+	labelSets docCache[map[string]string]
+	kinds     docCache[*kind]
+	builds    docCache[*models.Build]
 }
 
 func init() { lts.Register("sqlite", "sqlite:PATH", open) }
@@ -892,20 +896,12 @@ func matchingBuilds(ctx context.Context, db querier, q lts.Query) ([]any, error)
 		}
 		conds = append(conds, "("+strings.Join(prefixes, " OR ")+")")
 	}
-	rows, err := db.QueryContext(ctx, "SELECT id FROM builds WHERE "+strings.Join(conds, " AND "), args...)
-	if err != nil {
-		return nil, err
+	found, err := scanIDs(db.QueryContext(ctx, "SELECT id FROM builds WHERE "+strings.Join(conds, " AND "), args...))
+	ids := make([]any, len(found))
+	for i, id := range found {
+		ids[i] = id
 	}
-	defer rows.Close()
-	var ids []any
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, err
 }
 
 // LabelNames returns the label names of the stored payloads, from the
@@ -1007,44 +1003,35 @@ func (s *store) matchingIDs(ctx context.Context, q lts.Query, table string) ([]i
 		if err != nil || sq.empty {
 			return err
 		}
-		rows, err := c.QueryContext(ctx, sq.idsQuery(), sq.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		ids, err = scanIDs(c.QueryContext(ctx, sq.idsQuery(), sq.args...))
+		return err
 	})
 	return ids, err
+}
+
+// scanIDs returns the ids that a query selecting one integer column
+// found, and closes its rows.
+func scanIDs(rows *sql.Rows, err error) ([]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // readPayloads reads and decodes the payloads of ids, in the order of ids;
 // of each only its test_uuid, workload and results when resultsOnly.
 func (s *store) readPayloads(ctx context.Context, ids []int64, resultsOnly bool) ([]*models.Payload, error) {
-	args, pos := idArgs(ids)
-	rows, err := s.db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	docs, names, err := payloadDocs(ctx, s.db, ids)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	docs := make([][]byte, len(ids))
-	names := make([]string, len(ids))
-	for rows.Next() {
-		var id int64
-		var uuid string
-		var doc []byte
-		if err := rows.Scan(&id, &uuid, &doc); err != nil {
-			return nil, err
-		}
-		docs[pos[id]], names[pos[id]] = doc, uuid
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	decode := func(doc []byte) (*models.Payload, error) { return lts.DecodeStored(doc, false) }
@@ -1052,6 +1039,31 @@ func (s *store) readPayloads(ctx context.Context, ids []int64, resultsOnly bool)
 		decode = lts.DecodeStoredResults
 	}
 	return decodeAll(docs, names, decode)
+}
+
+// payloadDocs reads the stored documents of the payloads of ids and
+// their test_uuids, in the order of ids (nil: gone since selected), from
+// db or a transaction.
+func payloadDocs(ctx context.Context, db interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, ids []int64) (docs [][]byte, names []string, err error) {
+	args, pos := idArgs(ids)
+	rows, err := db.QueryContext(ctx, "SELECT id, test_uuid, payload FROM payloads WHERE id IN ("+placeholders(len(ids))+")", args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	docs, names = make([][]byte, len(ids)), make([]string, len(ids))
+	for rows.Next() {
+		var id int64
+		var uuid string
+		var doc []byte
+		if err := rows.Scan(&id, &uuid, &doc); err != nil {
+			return nil, nil, err
+		}
+		docs[pos[id]], names[pos[id]] = doc, uuid
+	}
+	return docs, names, rows.Err()
 }
 
 // decodeAll decodes stored payload documents in parallel (decoding is

@@ -14,6 +14,7 @@ import (
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
 	"github.com/seshat-bench/seshat/internal/exitcode"
+	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/parsers"
 )
 
@@ -119,6 +120,7 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 		return err
 	}
 	defer s.Close()
+	backfillSampleStats(ctx, env, s, opts.Store)
 	srv, err := explorer.New(explorer.Options{Store: s, ResultsDirs: opts.ResultsDirs, Workloads: explorer.Registered(env.registry()),
 		MaxAge: opts.Refresh, Log: env.logger(), Compare: compare.Options{Definition: env.kpiDefinition, Samples: env.compareSamples},
 		AllowTriage: opts.AllowTriage, ReadOnly: readOnlyStore(opts.Store), Token: token, TriageUser: user})
@@ -134,6 +136,27 @@ func Serve(ctx context.Context, env Env, opts ServeOptions) error {
 	return explorer.Serve(ctx, addr, srv, func(url string) {
 		fmt.Fprintf(env.status(), "serving %s on %s (interrupt to stop)\n", s, url)
 	})
+}
+
+// backfillSampleStats gives the runs of a writable store that were
+// stored without the summaries of their samples (before SQLite schema
+// 10) those summaries, once, before serving: comparing their builds then
+// reads no results (lts.SampleStatsBackfiller). Done here rather than
+// when any command opens a store: serve is what reads them, and a
+// store's first backfill decodes every old payload. A read-only store,
+// or one that fails, keeps reading those runs' results.
+func backfillSampleStats(ctx context.Context, env Env, s lts.Store, url string) {
+	b, ok := s.(lts.SampleStatsBackfiller)
+	if !ok || readOnlyStore(url) {
+		return
+	}
+	n, err := b.BackfillSampleStats(ctx, 0)
+	if n > 0 {
+		fmt.Fprintf(env.status(), "kept the summaries of the samples of %d runs stored without them (once: their builds compare without reading results)\n", n)
+	}
+	if err != nil {
+		env.logger().Warn(fmt.Sprintf("serve: %v (comparisons read those runs' results)", err))
+	}
 }
 
 // readOnlyStore tells whether the store is a SQLite file this process
