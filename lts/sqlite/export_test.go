@@ -20,3 +20,10 @@ func ExplainRecords(ctx context.Context, s lts.Store, q lts.Query) ([]string, er
 // Migrations are the schema migrations of the SQLite store, for the tests
 // that upgrade a store written by an older seshat.
 var Migrations = migrations
+
+// ExplainVerdicts is SQLite's query plan of Verdicts(q), one line per
+// step, sorted.
+func ExplainVerdicts(ctx context.Context, s lts.Store, q lts.VerdictQuery) ([]string, error) {
+	query, args := verdictsQuery(q)
+	return s.(*store).explain(ctx, query, args)
+}

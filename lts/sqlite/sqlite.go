@@ -179,6 +179,15 @@ var migrations = []string{
 		id INTEGER PRIMARY KEY REFERENCES payloads (id),
 		stats TEXT NOT NULL
 	);`,
+	// 11: the alerts in time order (lts.VerdictQuery.AlertsOnly: the
+	// explorer's /alerts), so that listing them reads the alerts, not
+	// every verdict: on the explorer benchmark's store (44,000 verdicts,
+	// 4,000 alerts) the query takes 11 ms instead of 21 ms in SQLite's C
+	// library; with the verdicts decoded by the v2 engine of encoding/json,
+	// bench/serve's /api/alerts took a median of 91-108 ms (p95 116-136)
+	// instead of 128-135 ms (p95 158-167), two rounds alternately.
+	`CREATE INDEX verdicts_alerts_by_time ON verdicts (time_ns DESC, id)
+		WHERE status IN ('regression', 'improvement', 'acknowledged');`,
 }
 
 // applicationID marks a database file as a seshat store ("SESH").
@@ -1102,7 +1111,12 @@ func (s *store) explainQuery(ctx context.Context, q lts.Query, table string) ([]
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+sq.idsQuery(), sq.args...)
+	return s.explain(ctx, sq.idsQuery(), sq.args)
+}
+
+// explain returns SQLite's plan of a query, one line per step, sorted.
+func (s *store) explain(ctx context.Context, query string, args []any) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		return nil, err
 	}

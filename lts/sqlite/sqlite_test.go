@@ -360,3 +360,29 @@ func TestSQLiteSampleStatsReplaced(t *testing.T) {
 		t.Fatalf("records %+v: want the replaced run without summaries, the other with", rs)
 	}
 }
+
+// TestSQLiteAlertsReadByTheirIndex: listing the alerts (the explorer's
+// /alerts) reads the alerts in time order from their own index, not every
+// verdict of every analysis; other verdict queries keep theirs.
+func TestSQLiteAlertsReadByTheirIndex(t *testing.T) {
+	t.Parallel()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "lts.db"), lts.StoreOptions{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		q    lts.VerdictQuery
+		want string
+	}{
+		{lts.VerdictQuery{AlertsOnly: true}, "SCAN v USING INDEX verdicts_alerts_by_time"},
+		{lts.VerdictQuery{AlertsOnly: true, Workload: "pi", KPI: "rate", Limit: 1000}, "SCAN v USING INDEX verdicts_alerts_by_time"},
+		{lts.VerdictQuery{}, "SCAN v USING INDEX verdicts_by_time"},
+		{lts.VerdictQuery{Builds: []string{"nightly-01"}}, "USING INDEX verdicts_by_build"},
+	} {
+		plan, err := sqlite.ExplainVerdicts(ctx, s, c.q)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.q, err)
+		}
+		if text := strings.Join(plan, "\n"); !strings.Contains(text, c.want) {
+			t.Errorf("%+v: plan\n%s\nwant %q", c.q, text, c.want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/seshat-bench/seshat/lts"
 )
 
@@ -42,6 +44,41 @@ func (s *store) PutVerdicts(ctx context.Context, vs []lts.Verdict) error {
 
 // Verdicts returns the matching verdicts, newest first, with their triage.
 func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict, error) {
+	query, args := verdictsQuery(q)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapErr(s, err)
+	}
+	defer rows.Close()
+	var out []lts.Verdict
+	for rows.Next() {
+		var doc string
+		var triage sql.NullString
+		if err := rows.Scan(&doc, &triage); err != nil {
+			return nil, wrapErr(s, err)
+		}
+		var v lts.Verdict
+		if err := jsonv2.Unmarshal([]byte(doc), &v, v1Semantics); err != nil {
+			return nil, fmt.Errorf("%s: a stored verdict: %w", s, err)
+		}
+		if triage.Valid {
+			v.Triage = &lts.Triage{}
+			if err := json.Unmarshal([]byte(triage.String), v.Triage); err != nil {
+				return nil, fmt.Errorf("%s: the triage of verdict %s: %w", s, v.ID, err)
+			}
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr(s, err)
+	}
+	return out, s.triageHistory(ctx, out)
+}
+
+// verdictsQuery is the SQL of Verdicts and its arguments. With AlertsOnly
+// its status condition is the one of the index verdicts_alerts_by_time
+// (migration 11), word for word, so that SQLite reads the alerts only.
+func verdictsQuery(q lts.VerdictQuery) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, a ...any) { where = append(where, cond); args = append(args, a...) }
@@ -68,34 +105,7 @@ func (s *store) Verdicts(ctx context.Context, q lts.VerdictQuery) ([]lts.Verdict
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, wrapErr(s, err)
-	}
-	defer rows.Close()
-	var out []lts.Verdict
-	for rows.Next() {
-		var doc string
-		var triage sql.NullString
-		if err := rows.Scan(&doc, &triage); err != nil {
-			return nil, wrapErr(s, err)
-		}
-		var v lts.Verdict
-		if err := json.Unmarshal([]byte(doc), &v); err != nil {
-			return nil, fmt.Errorf("%s: a stored verdict: %w", s, err)
-		}
-		if triage.Valid {
-			v.Triage = &lts.Triage{}
-			if err := json.Unmarshal([]byte(triage.String), v.Triage); err != nil {
-				return nil, fmt.Errorf("%s: the triage of verdict %s: %w", s, v.ID, err)
-			}
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrapErr(s, err)
-	}
-	return out, s.triageHistory(ctx, out)
+	return query, args
 }
 
 // triageHistory fills the TriageHistory of the verdicts that have a
