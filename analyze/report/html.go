@@ -259,8 +259,14 @@ func sharedComparison(rep *regression.Report) string {
 // details folded; then the configuration and the history read.
 func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	o := OutcomeOf(rep)
-	intro := fmt.Sprintf("%s × %s of %s, judged against %s by the %s method.", plural(rep.Summary.Entries, "entry"),
-		plural(rep.Summary.KPIs, "KPI"), info.Current, info.History, rep.Method)
+	intro := plural(rep.Summary.Entries, "entry") + " × " + plural(rep.Summary.KPIs, "KPI")
+	if info.Current != "" {
+		intro += " of " + info.Current
+	}
+	if info.History != "" {
+		intro += ", judged against " + info.History
+	}
+	intro += fmt.Sprintf(" by the %s method.", rep.Method)
 	pg := htmlPage{Style: plotting.Style(), Intro: intro, Outcome: o, Headline: o.Headline(), Method: rep.Method, Summary: rep.Summary, Info: info,
 		Comparison: sharedComparison(rep),
 		MetaKeys:   list(regression.MetaKeys), IgnoredKPIs: list(rep.IgnoredKPIs), Variables: list(rep.Variables),
