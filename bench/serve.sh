@@ -3,7 +3,7 @@
 # (issue 25's targets: landing page 1 s, series page 300 ms, API calls p95
 # 200 ms, peak RSS 500 MB). Usage: bench/serve.sh [REQUESTS]
 # Environment: BENCH_DIR (default bench/out). The store is the explorer
-# benchmark's, built once (a minute or two) and kept in BENCH_DIR.
+# benchmark's, built once (about half a minute) and kept in BENCH_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20}
