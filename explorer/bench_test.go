@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/seshat-bench/seshat/compare"
 	"github.com/seshat-bench/seshat/explorer"
+	"github.com/seshat-bench/seshat/internal/procstatus"
 	"github.com/seshat-bench/seshat/lts"
 	"github.com/seshat-bench/seshat/lts/ltstest"
 	"github.com/seshat-bench/seshat/models"
@@ -555,17 +554,9 @@ func resetPeakRSS(b *testing.B) {
 // peakRSSMB is the process's peak resident memory in MB (VmHWM); 0 where
 // /proc does not say.
 func peakRSSMB(b *testing.B) float64 {
-	data, err := os.ReadFile("/proc/self/status")
+	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			if err == nil {
-				return float64(kb) / 1000
-			}
-		}
-	}
-	return 0
+	return float64(procstatus.PeakRSS(status)) / 1024 / 1000 // kB / 1000, as its figures were taken
 }

@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -36,6 +35,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/seshat-bench/seshat/internal/procstatus"
 )
 
 func main() {
@@ -275,23 +276,12 @@ func getJSON(c *http.Client, url string, v any) error {
 // peakRSS reads the process's peak resident set (VmHWM) from Linux's
 // /proc/PID/status.
 func peakRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmHWM %q: %w", v, err)
-			}
-			return kb << 10, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
+	if peak := procstatus.PeakRSS(status); peak > 0 {
+		return peak, nil
 	}
 	return 0, errors.New("no VmHWM in /proc/PID/status")
 }

@@ -1,14 +1,12 @@
 package indicator
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 
+	"github.com/seshat-bench/seshat/internal/procstatus"
 	"github.com/seshat-bench/seshat/workloads/runnable"
 )
 
@@ -38,7 +36,7 @@ func runPeak() int64 {
 	if err != nil {
 		return 0
 	}
-	own := parseHWM(status)
+	own := procstatus.PeakRSS(status)
 	if own <= 0 {
 		return 0
 	}
@@ -47,26 +45,4 @@ func runPeak() int64 {
 		own = max(own, int64(ru.Maxrss)*1024)
 	}
 	return own
-}
-
-// parseHWM reads the VmHWM line of a /proc/<pid>/status file ("VmHWM:
-// 36164 kB"), in bytes; 0 when there is none or it is not a size in kB.
-func parseHWM(data []byte) int64 {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:"))
-		if !ok {
-			continue
-		}
-		f := bytes.Fields(rest)
-		if len(f) != 2 || string(f[1]) != "kB" {
-			return 0
-		}
-		kib, err := strconv.ParseInt(string(f[0]), 10, 64)
-		if err != nil || kib <= 0 || kib > 1<<40 {
-			return 0
-		}
-		return kib * 1024
-	}
-	return 0
 }

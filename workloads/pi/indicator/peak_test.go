@@ -9,33 +9,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/seshat-bench/seshat/internal/procstatus"
 	"github.com/seshat-bench/seshat/workloads/runnable"
 )
-
-func TestParseHWM(t *testing.T) {
-	t.Parallel()
-	status := "Name:\tseshat\nVmPeak:\t 1395656 kB\nVmSize:\t 1395656 kB\nVmHWM:\t   36164 kB\nVmRSS:\t   36164 kB\n"
-	if got := parseHWM([]byte(status)); got != 36164*1024 {
-		t.Errorf("parseHWM = %d, want %d", got, 36164*1024)
-	}
-	for _, bad := range []string{"", "Name:\tx\n", "VmHWM:\t 12 MB\n", "VmHWM:\t -3 kB\n", "VmHWM:\t lots kB\n", "VmHWM:\n", "VmHWM:\t 99999999999999999999 kB\n"} {
-		if got := parseHWM([]byte(bad)); got != 0 {
-			t.Errorf("parseHWM(%q) = %d, want 0", bad, got)
-		}
-	}
-}
-
-// FuzzParseHWM: the status file is the kernel's, but a parser never
-// panics and never returns a negative size.
-func FuzzParseHWM(f *testing.F) {
-	f.Add([]byte("VmHWM:\t   36164 kB\n"))
-	f.Add([]byte("VmHWM: 1 kB extra\nVmHWM: 2 kB\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if got := parseHWM(data); got < 0 {
-			t.Errorf("parseHWM = %d", got)
-		}
-	})
-}
 
 // `seshat pi` reports the run's peak: at least its own memory map's, as
 // one UsageReport document, for a run that failed too. (That it leaves out
@@ -62,7 +38,7 @@ func TestMainReportsPeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			own := parseHWM(status)
+			own := procstatus.PeakRSS(status)
 			if own < 1<<20 {
 				t.Fatalf("VmHWM of %q: %d", status, own)
 			}
