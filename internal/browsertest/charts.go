@@ -30,6 +30,22 @@ func CheckChart(t testing.TB, ctx context.Context, id string, si int, want strin
 	if err != nil || painted <= 0 {
 		t.Fatalf("chart %s: %d painted pixels (%v), want a drawn chart", id, painted, err)
 	}
+	// Axis titles are drawn along their axis, centred on the plot: one
+	// longer than the plot is cut at both ends.
+	clipped, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](fmt.Sprintf(`(() => {
+		const u = %s, c = document.createElement("canvas").getContext("2d"), out = [];
+		u.axes.forEach((a, i) => {
+			if (!a.label) { return; }
+			c.font = a.labelFont[0] || a.labelFont;
+			const room = (i === 0 ? u.bbox.width : u.bbox.height) / devicePixelRatio;
+			const w = c.measureText(a.label).width;
+			if (w > room) { out.push(a.label + " (" + Math.round(w) + " px on " + Math.round(room) + ")"); }
+		});
+		return out;
+	})()`, u)))
+	if err != nil || len(clipped) > 0 {
+		t.Errorf("chart %s: axis titles longer than their axis, cut when drawn: %q (%v)", id, clipped, err)
+	}
 	at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => {
 		const u = %s, r = u.over.getBoundingClientRect();
 		const i = u.data[%d].findIndex((v) => v !== null);

@@ -33,6 +33,32 @@
   // ticks writes the values of an axis with as many decimals as their step
   // needs, large ones with an SI prefix (67.1M, not 67,100,000): the
   // labels fit the axis and no two read the same.
+  // fitLabel returns text, or a shortening of it no wider than room px in
+  // font: words are dropped from the end of its text, a closing "(unit)"
+  // kept, and "…" marks the cut. The full title stays in the figure's
+  // caption and its SVG.
+  function fitLabel(text, font, room) {
+    if (!text) {
+      return text;
+    }
+    const c = fitLabel.ctx || (fitLabel.ctx = document.createElement("canvas").getContext("2d"));
+    c.font = font;
+    if (c.measureText(text).width <= room) {
+      return text;
+    }
+    const m = /^(.*?)(\s*\([^()]*\))$/.exec(text);
+    const words = (m ? m[1] : text).split(/\s+/);
+    const tail = m ? " " + m[2].trim() : "";
+    while (words.length > 1) {
+      words.pop();
+      const t = words.join(" ") + "…" + tail;
+      if (c.measureText(t).width <= room) {
+        return t;
+      }
+    }
+    return words[0] + "…" + tail;
+  }
+
   function ticks(splits) {
     if (splits.length === 0) {
       return [];
@@ -302,9 +328,17 @@
       });
     }
     const last = index ? Math.max((spec.x.ticks || []).length, n ? data[0][n - 1] + 1 : 1) : 0;
+    const width = Math.max(240, options.width || container.clientWidth || 600);
+    const height = spec.height || 300;
+    const yAxisSize = 64;
+    // Each axis title is drawn along its axis, centred on the plot: one
+    // longer than the plot is shortened to fit (the axes' sizes and
+    // uPlot's padding taken off the chart's size).
+    xAxis.label = fitLabel(xAxis.label, axisFont, width - yAxisSize - 20 - 24);
+    const yLabel = fitLabel(spec.y.label || spec.y.unit, axisFont, height - xAxis.size - xAxis.labelSize - 24);
     const opts = {
-      width: Math.max(240, options.width || container.clientWidth || 600),
-      height: spec.height || 300,
+      width: width,
+      height: height,
       scales: {
         x: index
           ? {
@@ -334,7 +368,7 @@
           };
         })
       ),
-      axes: [xAxis, { font: axisFont, size: 64, label: spec.y.label || spec.y.unit, labelFont: axisFont, labelSize: 20, values: (u, splits) => ticks(splits) }],
+      axes: [xAxis, { font: axisFont, size: yAxisSize, label: yLabel, labelFont: axisFont, labelSize: 20, values: (u, splits) => ticks(splits) }],
       hooks: {
         drawAxes: [decorate(spec, meta)],
         setCursor: [(u) => showTip(u, spec, meta, tip)],
