@@ -3,6 +3,7 @@ package regression_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -121,6 +122,12 @@ func TestAnalyzeBaselineWithinRounds(t *testing.T) {
 	}
 	if d := r.Result.DeltaPercent; d > -7.5 || d < -8.3 {
 		t.Errorf("delta %g, want about -8%%", d)
+	}
+	// The current and reference values every report shows beside the
+	// delta are the two levels it compares (the median of head's runs,
+	// 87.4, against base's level, 91.4, would say -4.4%).
+	if shown := (r.CurrentValue()/r.Result.Reference - 1) * 100; math.Abs(shown-r.Result.DeltaPercent) > 0.01 {
+		t.Errorf("shown %.4g against %.4g: %+.2f%%, but the delta is %+.2f%%", r.CurrentValue(), r.Result.Reference, shown, r.Result.DeltaPercent)
 	}
 	rep = analyseAB(t, withRounds(false))
 	if r := rep.Entries[1].Results[0]; r.Status == analyze.StatusRegression || strings.Contains(r.Result.Details, "rounds") {

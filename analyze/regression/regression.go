@@ -251,6 +251,20 @@ func (r *Report) NoHistory() bool {
 	return s.NoHistory > 0 && s.OK+s.Regressions+s.Improvements+s.Acknowledged+s.Suspects+s.Noisy == 0
 }
 
+// CurrentValue is the current value the result's change is measured
+// from: the median of the current runs (Current.Value), except against a
+// baseline (A/B, Result.Method MethodBaseline), where the change is the
+// ratio of the two sides' levels over their runs' samples
+// (analyze.HierBootstrap) and the side's level (Result.Current) is shown:
+// the median of its run values beside the baseline's level would not
+// match the delta shown with them.
+func (r *KPIResult) CurrentValue() float64 {
+	if v := r.Result.Current; r.Result.Method == MethodBaseline && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return v
+	}
+	return r.Current.Value
+}
+
 // IsFinding tells whether a result is a change a reader must look at: a
 // regression or improvement, acknowledged or not, or anything failing.
 func (r *KPIResult) IsFinding() bool {

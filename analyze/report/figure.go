@@ -262,7 +262,7 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 		}
 		cur.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
 		p.Add(cur)
-		add(fmt.Sprintf("current build: %s, %s (%s)", r.Display(r.Current.Value), delta(r.Result.DeltaPercent), r.Status), cur)
+		add(fmt.Sprintf("current build: %s, %s (%s)", r.Display(r.CurrentValue()), delta(r.Result.DeltaPercent), r.Status), cur)
 	}
 	return &plotting.Figure{Name: fmt.Sprintf("entry-%d-%s", e.ID, r.KPI), Plot: p, Width: FigureWidth, Height: FigureHeight, LegendRows: rows}, nil
 }

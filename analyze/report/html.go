@@ -303,7 +303,7 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 		g := htmlGroup{ID: e.ID, Name: e.Name, Comparison: comparison(e), Build: entryBuild(e), rank: 3}
 		for _, r := range e.Results {
 			row := htmlRow{KPI: kpiName(r), Status: string(r.Status), Failing: r.Failing,
-				Class: statusClass(r.Status), CI: ciOutcome(r), Current: r.Display(r.Current.Value), Reference: r.Display(r.Result.Reference),
+				Class: statusClass(r.Status), CI: ciOutcome(r), Current: r.Display(r.CurrentValue()), Reference: r.Display(r.Result.Reference),
 				Delta: delta(r.Result.DeltaPercent), Floor: floor(r.Result.Floor), Q: number2(r.Result.QValue), Noise: noise(r.Result.Noise),
 				Stat: statistic(r.Result), Note: rowNote(r), Spark: newSparkline(r), rank: resultRank(r)}
 			switch {
@@ -379,16 +379,20 @@ func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bo
 	d := htmlDetail{Anchor: anchor(e, r), Title: fmt.Sprintf("#%d %s @ %s: %s", e.ID, e.Name, comparison(e), kpiName(r)),
 		Status: string(r.Status), Class: statusClass(r.Status), Figure: figure, Open: open,
 		Labels: pairs(e.Labels), Runs: e.Runs}
-	d.Summary = fmt.Sprintf("%s %s against %s", r.Display(r.Current.Value), delta(r.Result.DeltaPercent), r.Display(r.Result.Reference))
+	d.Summary = fmt.Sprintf("%s %s against %s", r.Display(r.CurrentValue()), delta(r.Result.DeltaPercent), r.Display(r.Result.Reference))
 	if !finite(r.Result.DeltaPercent) {
-		d.Summary = r.Display(r.Current.Value)
+		d.Summary = r.Display(r.CurrentValue())
 	}
 	fact := func(k, v string) { d.Facts = append(d.Facts, [2]string{k, v}) }
 	fact("CI", ciText(r))
 	if r.Result.Reason != "" && showsReason(r.Status) {
 		fact("why", r.Result.Reason)
 	}
-	fact("current build", fmt.Sprintf("%s, the median of %s", r.Display(r.Current.Value), plural(max(1, len(r.Current.Samples)), "run")))
+	how := "the median of"
+	if r.Result.Method == regression.MethodBaseline {
+		how = "the level (geometric mean) of the samples of"
+	}
+	fact("current build", fmt.Sprintf("%s, %s %s", r.Display(r.CurrentValue()), how, plural(max(1, len(r.Current.Samples)), "run")))
 	fact("reference", r.Display(r.Result.Reference))
 	fact("change", fmt.Sprintf("%s (the floor, the smallest change counted: %s)", delta(r.Result.DeltaPercent), floor(r.Result.Floor)))
 	fact("significance", fmt.Sprintf("%s, %s (adjusted for the false discovery rate across every test of the analysis)", statistic(r.Result), qvalue(r.Result.QValue)))

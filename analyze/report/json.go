@@ -75,7 +75,7 @@ func number(v float64) *float64 {
 func findingOf(e *regression.Entry, r *regression.KPIResult) finding {
 	f := finding{Entry: e.ID, Name: e.Name, Labels: e.Labels, Comparison: e.ComparisonValue, KPI: r.KPI,
 		Status: string(r.Status), Verdict: string(r.Result.Status), Failing: r.Failing,
-		Current: number(r.Current.Value), Reference: number(r.Result.Reference), Unit: r.Unit,
+		Current: number(r.CurrentValue()), Reference: number(r.Result.Reference), Unit: r.Unit,
 		DeltaPercent: number(r.Result.DeltaPercent), FloorPercent: number(r.Result.Floor),
 		PValue: number(r.Result.PValue), QValue: number(r.Result.QValue), Score: number(r.Result.Score),
 		Noise: number(r.Result.Noise), Detectable: number(r.Result.Detectable),

@@ -84,7 +84,7 @@ func WriteJUnit(w io.Writer, rep *regression.Report, info Info) error {
 			if r.Ack != nil {
 				c.Properties = append(c.Properties, junitProperty{"ack_reason", r.Ack.Reason})
 			}
-			headline := fmt.Sprintf("%s: %s %s against %s (%s, floor %s)", r.Status, r.Display(r.Current.Value), delta(r.Result.DeltaPercent),
+			headline := fmt.Sprintf("%s: %s %s against %s (%s, floor %s)", r.Status, r.Display(r.CurrentValue()), delta(r.Result.DeltaPercent),
 				r.Display(r.Result.Reference), statistic(r.Result), floor(r.Result.Floor))
 			switch ciOutcome(r) {
 			case "fail":
@@ -127,7 +127,7 @@ func caseText(e *regression.Entry, r *regression.KPIResult) string {
 		fmt.Fprintf(&b, " (%s)", r.Result.Status)
 	}
 	fmt.Fprintf(&b, "\ncurrent: %s; reference: %s; delta: %s; floor: %s; statistic: %s; q: %s; noise: %s; history builds: %d\n",
-		r.Display(r.Current.Value), r.Display(r.Result.Reference), delta(r.Result.DeltaPercent), floor(r.Result.Floor),
+		r.Display(r.CurrentValue()), r.Display(r.Result.Reference), delta(r.Result.DeltaPercent), floor(r.Result.Floor),
 		statistic(r.Result), number2(r.Result.QValue), noise(r.Result.Noise), len(r.History))
 	cur, prev := buildNames(e, r)
 	fmt.Fprintf(&b, "build: %s; previous build: %s\n", cur, prev)

@@ -81,7 +81,7 @@ func WriteMarkdown(w io.Writer, rep *regression.Report, info Info) error {
 			}
 			cur, prev := buildNames(e, r)
 			fmt.Fprintf(&b, "| %s %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", statusMark[r.Status], r.Status, fails, e.ID,
-				markdown.Escape(e.Name), markdown.Escape(comparison(e)), markdown.Escape(cur), markdown.Escape(prev), markdown.Escape(kpiName(r)), markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)),
+				markdown.Escape(e.Name), markdown.Escape(comparison(e)), markdown.Escape(cur), markdown.Escape(prev), markdown.Escape(kpiName(r)), markdown.Escape(r.Display(r.CurrentValue())), markdown.Escape(r.Display(r.Result.Reference)),
 				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), markdown.Escape(note(r)))
 		}
 	}
@@ -124,6 +124,6 @@ func reasonTable(b *strings.Builder, title string, rows []row) {
 		}
 		e, r := f.e, f.r
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.ID, markdown.Escape(e.Name), markdown.Escape(kpiName(r)),
-			markdown.Escape(r.Display(r.Current.Value)), markdown.Escape(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), markdown.Escape(r.Result.Reason))
+			markdown.Escape(r.Display(r.CurrentValue())), markdown.Escape(r.Display(r.Result.Reference)), delta(r.Result.DeltaPercent), noise(r.Result.Noise), markdown.Escape(r.Result.Reason))
 	}
 }

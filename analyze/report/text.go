@@ -86,7 +86,7 @@ func WriteText(w io.Writer, rep *regression.Report) error {
 				}
 				cells = append(cells, cmp.Or(strings.Join(parts, " "), "-"))
 			}
-			cells = append(cells, string(r.Status), ciOutcome(r), bare(r, r.Current.Value), bare(r, r.Result.Reference),
+			cells = append(cells, string(r.Status), ciOutcome(r), bare(r, r.CurrentValue()), bare(r, r.Result.Reference),
 				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), strconv.Itoa(len(r.History)), notes.Mark(note(r)))
 			tab.Rows = append(tab.Rows, cells)
 		}
