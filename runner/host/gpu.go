@@ -3,8 +3,10 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -83,25 +85,30 @@ func (h Host) nvidiaSMI(ctx context.Context, flag, query string) (out []byte, fo
 	return stdout.Bytes(), true, nil
 }
 
-// csvRows splits nvidia-smi's CSV (no header, ", " between fields) into
-// rows of want fields; line numbers in errors count from 1.
+// csvRows reads nvidia-smi's CSV (no header, ", " between fields, no
+// quoting) into rows of want fields; blank lines are skipped and line
+// numbers in errors count from 1.
 func csvRows(what string, data []byte, want int) ([][]string, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord, r.TrimLeadingSpace, r.LazyQuotes = want, true, true
 	var rows [][]string
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+	for {
+		f, err := r.Read()
+		if err == io.EOF {
+			return rows, nil
 		}
-		f := strings.Split(line, ",")
-		if len(f) != want {
-			return nil, fmt.Errorf("%s line %d: %d fields, want %d: %q", what, i+1, len(f), want, parsers.Truncate(line, 80))
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				return nil, fmt.Errorf("%s line %d: %d fields, want %d: %q", what, pe.StartLine, len(f), want, parsers.Truncate(strings.Join(f, ","), 80))
+			}
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		for j := range f {
 			f[j] = strings.TrimSpace(f[j])
 		}
 		rows = append(rows, f)
 	}
-	return rows, nil
 }
 
 // figure is a number of nvidia-smi's, NaN where it gives none.
