@@ -216,6 +216,10 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 		res.Status, res.Result = StatusBaseline, notAnalyzed(a.rep.Method, "the baseline "+b.String()+": the reference of the other sides")
 		res.Result.Status = StatusBaseline
 		res.Result.Current, res.Result.Reference = res.Current.Value, res.Current.Value
+		if level := sideLevel(vb, sb); !math.IsNaN(level) {
+			// What the other sides' rows show as their reference.
+			res.Result.Current, res.Result.Reference = level, level
+		}
 		if len(vb) == 0 {
 			res.Result.Reason = "the baseline " + b.String() + " has no value of this KPI: no complete run"
 		}
@@ -278,6 +282,32 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 		b, how, what, h.B.Runs, h.B.Samples, h.A.Runs, h.A.Samples, h.Ratio, h.Lo, h.Hi, h.P)
 	res.Status = r.Status
 	return res
+}
+
+// sideLevel is a side's level as analyze.HierBootstrap measures it, the
+// geometric mean over its runs of each run's geometric mean sample (of the
+// run values when some run has no samples, as evaluateABKPI compares);
+// NaN without runs or with a value that is not positive.
+func sideLevel(values []float64, samples [][]float64) float64 {
+	runs := samples
+	for _, s := range samples {
+		if len(s) == 0 {
+			runs = single(values)
+			break
+		}
+	}
+	if len(runs) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, r := range runs {
+		st, err := analyze.SummarizeRun(r)
+		if err != nil {
+			return math.NaN()
+		}
+		sum += st.LogMean
+	}
+	return math.Exp(sum / float64(len(runs)))
 }
 
 func single(values []float64) [][]float64 {

@@ -129,6 +129,10 @@ func TestAnalyzeBaselineWithinRounds(t *testing.T) {
 	if shown := (r.CurrentValue()/r.Result.Reference - 1) * 100; math.Abs(shown-r.Result.DeltaPercent) > 0.01 {
 		t.Errorf("shown %.4g against %.4g: %+.2f%%, but the delta is %+.2f%%", r.CurrentValue(), r.Result.Reference, shown, r.Result.DeltaPercent)
 	}
+	// The baseline's row shows the level the other rows are compared with.
+	if base := rep.Entries[0].Results[0]; math.Abs(base.CurrentValue()-r.Result.Reference) > 1e-9*r.Result.Reference {
+		t.Errorf("the baseline's row shows %.6g, its level in the comparison is %.6g", base.CurrentValue(), r.Result.Reference)
+	}
 	rep = analyseAB(t, withRounds(false))
 	if r := rep.Entries[1].Results[0]; r.Status == analyze.StatusRegression || strings.Contains(r.Result.Details, "rounds") {
 		t.Errorf("without rounds: %s; %s", statuses(rep), r.Result.Details)
