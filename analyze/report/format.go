@@ -18,6 +18,9 @@ type Info struct {
 	Current string
 	// History names the store, without credentials.
 	History string
+	// Baseline is the KEY=VALUE every side was judged against (A/B,
+	// `--baseline`), "" in history mode.
+	Baseline string
 	// Params are the method's parameters as a person reads them.
 	Params            string
 	AckFile           string

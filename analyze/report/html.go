@@ -263,10 +263,14 @@ func WriteHTML(w io.Writer, rep *regression.Report, info Info) error {
 	if info.Current != "" {
 		intro += " of " + info.Current
 	}
-	if info.History != "" {
-		intro += ", judged against " + info.History
+	switch {
+	case info.Baseline != "":
+		intro += ", every side judged against the baseline " + info.Baseline + " of the same runs (A/B) by a hierarchical bootstrap."
+	case info.History != "":
+		intro += ", judged against " + info.History + fmt.Sprintf(" by the %s method.", rep.Method)
+	default:
+		intro += fmt.Sprintf(" by the %s method.", rep.Method)
 	}
-	intro += fmt.Sprintf(" by the %s method.", rep.Method)
 	pg := htmlPage{Style: plotting.Style(), Intro: intro, Outcome: o, Headline: o.Headline(), Method: rep.Method, Summary: rep.Summary, Info: info,
 		Comparison: sharedComparison(rep),
 		MetaKeys:   list(regression.MetaKeys), IgnoredKPIs: list(rep.IgnoredKPIs), Variables: list(rep.Variables),

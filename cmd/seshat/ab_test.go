@@ -72,6 +72,11 @@ func TestRegressionABBaseline(t *testing.T) {
 	if f := s["findings"].([]any); len(f) != 1 || !strings.Contains(f[0].(map[string]any)["details"].(string), "within 4 rounds") {
 		t.Errorf("the finding is not compared within the 4 rounds: %v", f)
 	}
+	// The HTML report says what every side was judged against.
+	page, err := os.ReadFile(filepath.Join(report, "regression_report.html"))
+	if want := "every side judged against the baseline side=base of the same runs (A/B)"; err != nil || !strings.Contains(string(page), want) {
+		t.Errorf("the HTML report does not say %q (%v)", want, err)
+	}
 	t.Logf("table:\n%s", r.stdout)
 }
 

@@ -237,6 +237,7 @@ func Regression(ctx context.Context, env Env, opts RegressionOptions) error {
 	}
 	info.ReportsIndex = reportsIndexHref(dir, opts.ReportsIndex)
 	if baseline != nil {
+		info.Baseline = baseline.String()
 		rep.Incomplete = baselineSidesMissing(baseline, runs)
 	}
 	if err := report.WriteDir(dir, rep, info); err != nil {
