@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -72,6 +73,26 @@ func TestChartsInChromium(t *testing.T) {
 	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 2, "build stack-b")
 	browsertest.CheckChart(t, ctx, "entry-2-rate_gflops", 1, "commit aaaa001")
 	browsertest.Screenshot(t, ctx, "charts")
+}
+
+// TestChartWithoutHistoryInChromium: a result with no history (A/B with no
+// store) draws its chart, the current build alone; the history's empty
+// series once stopped the chart script on null and the report of a real
+// A/B job showed blank frames.
+func TestChartWithoutHistoryInChromium(t *testing.T) {
+	t.Parallel()
+	browsertest.Chromium(t)
+	rep := synthetic(1, analyze.StatusRegression)
+	rep.Entries[0].Results[0].History = nil
+	page := writeReport(t, rep)
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS("div.seshat-chart canvas"))); err != nil {
+		t.Fatalf("the chart of a result without history is not drawn: %v", err)
+	}
+	browsertest.CheckChart(t, ctx, "entry-1-rate_gflops", 1, "v2")
 }
 
 // TestChartsDrawnWhenNearInChromium: a report of 50 findings opens on its

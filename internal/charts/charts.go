@@ -132,7 +132,9 @@ func Range(v float64) *float64 {
 }
 
 // Drawable returns the chart with the points that cannot be drawn (NaN,
-// infinite) left out, and nil when no point is left.
+// infinite) left out, and the series left with no point (a legend entry
+// for nothing: the history of an A/B result without a store), and nil
+// when no point is left.
 func (c *Chart) Drawable() *Chart {
 	if c == nil {
 		return nil
@@ -147,6 +149,9 @@ func (c *Chart) Drawable() *Chart {
 			if Finite(p.X) && Finite(p.Y) {
 				kept.Points = append(kept.Points, p)
 			}
+		}
+		if len(kept.Points) == 0 {
+			continue
 		}
 		n += len(kept.Points)
 		out.Series = append(out.Series, kept)

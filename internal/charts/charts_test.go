@@ -41,6 +41,12 @@ func TestDrawable(t *testing.T) {
 	if got := len(d.Series[0].Points); got != 1 || len(d.Marks) != 1 {
 		t.Errorf("kept %d points and %d marks, want 1 and 1: %s", got, len(d.Marks), b)
 	}
+	// A series with no point is no legend entry (the script read its
+	// points as an array and stopped on null: the A/B report drew none).
+	c.Series = append([]Series{{Name: "history"}}, c.Series...)
+	if d := c.Drawable(); len(d.Series) != 1 || d.Series[0].Name != "s" {
+		t.Errorf("series %+v, want s alone", d.Series)
+	}
 	empty := &Chart{Series: []Series{{Name: "s", Points: []Point{{X: 0, Y: math.Inf(-1)}}}}}
 	if empty.Drawable() != nil {
 		t.Error("a chart with no finite point is drawable, want nil")
