@@ -392,16 +392,19 @@ func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bo
 	if r.Result.Reason != "" && showsReason(r.Status) {
 		fact("why", r.Result.Reason)
 	}
-	how := "the median of"
+	how, ref := "the median of", r.Display(r.Result.Reference)
 	if r.Result.Method == regression.MethodBaseline {
-		how = "the level (geometric mean) of the samples of"
+		how, ref = "the level (geometric mean) of the samples of", ref+", the baseline's level"
 	}
 	fact("current build", fmt.Sprintf("%s, %s %s", r.Display(r.CurrentValue()), how, plural(max(1, len(r.Current.Samples)), "run")))
-	fact("reference", r.Display(r.Result.Reference))
+	fact("reference", ref)
 	fact("change", fmt.Sprintf("%s (the floor, the smallest change counted: %s)", delta(r.Result.DeltaPercent), floor(r.Result.Floor)))
 	fact("significance", fmt.Sprintf("%s, %s (adjusted for the false discovery rate across every test of the analysis)", statistic(r.Result), qvalue(r.Result.QValue)))
 	nz := "unknown"
-	if finite(r.Result.Noise) {
+	switch {
+	case r.Result.Method == regression.MethodBaseline && finite(r.Result.Detectable):
+		nz = fmt.Sprintf("the 95%% interval of the change against the baseline is ±%.1f%%: the smallest change this comparison can see", r.Result.Detectable)
+	case finite(r.Result.Noise):
 		nz = fmt.Sprintf("standard error %s of the current build against its reference", noise(r.Result.Noise))
 		if finite(r.Result.Detectable) {
 			nz += fmt.Sprintf("; the smallest change this test can see: %.1f%%", r.Result.Detectable)

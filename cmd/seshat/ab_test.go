@@ -74,8 +74,11 @@ func TestRegressionABBaseline(t *testing.T) {
 	}
 	// The HTML report says what every side was judged against.
 	page, err := os.ReadFile(filepath.Join(report, "regression_report.html"))
-	if want := "every side judged against the baseline side=base of the same runs (A/B)"; err != nil || !strings.Contains(string(page), want) {
-		t.Errorf("the HTML report does not say %q (%v)", want, err)
+	for _, want := range []string{"every side judged against the baseline side=base of the same runs (A/B)",
+		"the baseline&#39;s level", "the 95% interval of the change against the baseline is ±"} {
+		if err != nil || !strings.Contains(string(page), want) {
+			t.Errorf("the HTML report does not say %q (%v)", want, err)
+		}
 	}
 	t.Logf("table:\n%s", r.stdout)
 }
