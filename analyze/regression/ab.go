@@ -232,6 +232,12 @@ func (a *analysis) evaluateABKPI(e, base *Entry, name string) *KPIResult {
 	if len(va) == 0 {
 		return notAnalysed("the baseline " + b.String() + " has no value of this KPI")
 	}
+	side, _ := e.side(b.Key)
+	res.Sides = &Sides{Baseline: b.String(), Current: b.Key + "=" + side, BaselinePoint: analyze.PointOf(va...)}
+	if level := sideLevel(va, sa); !math.IsNaN(level) {
+		res.Sides.BaselinePoint.Value = level
+	}
+	res.Sides.BaselinePoint.Label = b.String()
 	// Every sample of every run when all runs of both sides have them,
 	// else the run values.
 	x, y, what := sa, sb, "runs and their per-iteration samples"

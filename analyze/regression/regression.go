@@ -251,6 +251,14 @@ func (r *Report) NoHistory() bool {
 	return s.NoHistory > 0 && s.OK+s.Regressions+s.Improvements+s.Acknowledged+s.Suspects+s.Noisy == 0
 }
 
+// Sides names the two sides of an A/B result, KEY=VALUE each, and holds
+// the baseline side's point (the values of its runs, its level as Value)
+// beside the result's Current.
+type Sides struct {
+	Baseline, Current string
+	BaselinePoint     analyze.Point
+}
+
 // CurrentValue is the current value the result's change is measured
 // from: the median of the current runs (Current.Value), except against a
 // baseline (A/B, Result.Method MethodBaseline), where the change is the
@@ -336,6 +344,10 @@ type KPIResult struct {
 	// ConfirmRounds is how many rounds of re-runs --confirm gave this
 	// result (with auto: the rounds it needed to be decided), 0 when none.
 	ConfirmRounds int
+	// Sides is what a result of an A/B analysis (--baseline) was judged
+	// on, for its figures; nil in history mode and for the baseline's own
+	// results.
+	Sides *Sides
 
 	def    kpi.Definition
 	hasDef bool

@@ -75,16 +75,15 @@ func TestChartsInChromium(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "charts")
 }
 
-// TestChartWithoutHistoryInChromium: a result with no history (A/B with no
-// store) draws its chart, the current build alone; the history's empty
-// series once stopped the chart script on null and the report of a real
-// A/B job showed blank frames.
+// TestChartWithoutHistoryInChromium: an A/B result with no store's history
+// draws its chart: the baseline side and this one, each with its runs'
+// range, inside the y scale. The history's empty series once stopped the
+// chart script on null (the H200's A/B report showed blank frames), and a
+// range past every value was drawn across the axis and the legend.
 func TestChartWithoutHistoryInChromium(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
-	rep := synthetic(1, analyze.StatusRegression)
-	rep.Entries[0].Results[0].History = nil
-	page := writeReport(t, rep)
+	page := writeReport(t, abResult())
 	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
 	defer done()
 	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -92,7 +91,11 @@ func TestChartWithoutHistoryInChromium(t *testing.T) {
 	if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS("div.seshat-chart canvas"))); err != nil {
 		t.Fatalf("the chart of a result without history is not drawn: %v", err)
 	}
-	browsertest.CheckChart(t, ctx, "entry-1-rate_gflops", 1, "v2")
+	scale, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`((u) => [u.scales.y.min, u.scales.y.max])(seshatCharts["entry-1-rate_gflops"])`))
+	if err != nil || len(scale) != 2 || scale[0] > 0.137 || scale[1] < 0.187 {
+		t.Errorf("y scale %v (%v), want every run (0.137-0.187) inside it", scale, err)
+	}
+	browsertest.CheckChart(t, ctx, "entry-1-rate_gflops", 2, "v2")
 }
 
 // TestChartsDrawnWhenNearInChromium: a report of 50 findings opens on its

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/seshat-bench/seshat/analyze"
@@ -20,8 +21,9 @@ func newChart(e *regression.Entry, r *regression.KPIResult) *charts.Chart {
 	y := func(v float64) float64 { return v / divisor }
 	history, labels := drawnHistory(r)
 	n := len(history)
+	names := drawnNames(r, n)
 	c := &charts.Chart{ID: anchor(e, r), Height: 280,
-		X: charts.Axis{Kind: charts.XIndex, Label: "build, oldest first; the last is the current build", Ticks: labels},
+		X: charts.Axis{Kind: charts.XIndex, Label: strings.Replace(names.XTitle, "build (id, short commit)", "build", 1), Ticks: labels},
 		Y: charts.Axis{Label: r.KPI, Unit: unit}}
 	point := func(x int, pt analyze.Point) charts.Point {
 		p := charts.Point{X: float64(x), Y: y(pt.Value), Runs: max(1, len(pt.Samples))}
@@ -38,13 +40,13 @@ func newChart(e *regression.Entry, r *regression.KPIResult) *charts.Chart {
 		}
 		return p
 	}
-	builds := charts.Series{Name: "history build (median of its runs)", Color: hexColor(historyColor), Line: true}
+	builds := charts.Series{Name: names.History, Color: hexColor(historyColor), Line: true}
 	for i, pt := range history {
 		builds.Points = append(builds.Points, point(i, pt))
 	}
-	current := charts.Series{Name: "current build (" + string(r.Status) + ")", Color: hexColor(statusColor[r.Status])}
-	if finite(r.Current.Value) {
-		current.Points = append(current.Points, point(n, r.Current))
+	current := charts.Series{Name: names.Current + " (" + string(r.Status) + ")", Color: hexColor(statusColor[r.Status])}
+	if finite(names.Point.Value) {
+		current.Points = append(current.Points, point(n, names.Point))
 	}
 	c.Series = []charts.Series{builds, current}
 	if ref := r.Result.Reference; finite(ref) && n > 0 {

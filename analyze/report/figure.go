@@ -64,12 +64,36 @@ func drawnHistory(r *regression.KPIResult) ([]analyze.Point, []string) {
 			history = append(history, pt)
 		}
 	}
+	if r.Sides != nil && len(history) == 0 {
+		// A/B with no store's history: the baseline side, then this one.
+		return []analyze.Point{r.Sides.BaselinePoint}, []string{r.Sides.Baseline, r.Sides.Current}
+	}
 	labels := make([]string, 0, len(history)+1)
 	for _, pt := range history {
 		labels = append(labels, tickName(pt))
 	}
 	labels = append(labels, tickName(r.Current))
 	return history, plotting.DistinctLabels(labels)
+}
+
+// drawn is how a figure names what it draws: the x axis title, the
+// history's points and the current point (Name, with its Value): build by
+// build, or the two sides of an A/B drawn without history (drawnHistory),
+// each at its level.
+type drawn struct {
+	XTitle, History, Current string
+	Point                    analyze.Point
+}
+
+func drawnNames(r *regression.KPIResult, n int) drawn {
+	if r.Sides != nil && n == 1 && len(r.History) == 0 {
+		pt := r.Current
+		pt.Value = r.CurrentValue()
+		return drawn{XTitle: "side of the A/B, each at its level (the geometric mean of its runs' samples)",
+			History: "baseline " + r.Sides.Baseline + " (its runs and level)", Current: r.Sides.Current, Point: pt}
+	}
+	return drawn{XTitle: "build (id, short commit), oldest first; the last is the current build",
+		History: "history build (median of its runs)", Current: "current build", Point: r.Current}
 }
 
 // newFigure draws the history of one entry x KPI, build by build (a
@@ -86,8 +110,10 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 	if unit != "" {
 		yLabel += " (" + unit + ")"
 	}
-	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), "build (id, short commit), oldest first; the last is the current build", yLabel)
 	history, labels := drawnHistory(r)
+	names := drawnNames(r, len(history))
+	cur := names.Point
+	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), names.XTitle, yLabel)
 	n := len(history)
 	labels[n] += "\n(current)"
 	p.X.Tick.Marker = plotting.BuildTicks{Labels: labels, Width: FigureWidth - vg.Inch}
@@ -117,10 +143,10 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 		}
 	}
 	var current, currentRuns plotter.XYs
-	if finite(r.Current.Value) {
-		current = plotter.XYs{{X: float64(n), Y: y(r.Current.Value)}}
+	if finite(cur.Value) {
+		current = plotter.XYs{{X: float64(n), Y: y(cur.Value)}}
 		ys = append(ys, current[0].Y)
-		for _, s := range r.Current.Samples {
+		for _, s := range cur.Samples {
 			if finite(s) {
 				currentRuns = append(currentRuns, plotter.XY{X: float64(n), Y: y(s)})
 				ys = append(ys, y(s))
@@ -226,7 +252,7 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 		line.Color, pts.Color = historyColor, historyColor
 		pts.Shape, pts.Radius = draw.CircleGlyph{}, vg.Points(2.4)
 		p.Add(line, pts)
-		add("history build (median of its runs)", line, pts)
+		add(names.History, line, pts)
 	}
 	if len(spikes) > 0 {
 		sc, err := plotter.NewScatter(spikes)
@@ -256,13 +282,13 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.NRGBA{c.R, c.G, c.B, 0x80}, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 			p.Add(sc)
 		}
-		cur, err := plotter.NewScatter(current)
+		sc, err := plotter.NewScatter(current)
 		if err != nil {
 			return nil, err
 		}
-		cur.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
-		p.Add(cur)
-		add(fmt.Sprintf("current build: %s, %s (%s)", r.Display(r.CurrentValue()), delta(r.Result.DeltaPercent), r.Status), cur)
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		add(fmt.Sprintf("%s: %s, %s (%s)", names.Current, r.Display(r.CurrentValue()), delta(r.Result.DeltaPercent), r.Status), sc)
 	}
 	return &plotting.Figure{Name: fmt.Sprintf("entry-%d-%s", e.ID, r.KPI), Plot: p, Width: FigureWidth, Height: FigureHeight, LegendRows: rows}, nil
 }

@@ -278,3 +278,59 @@ func TestHTMLBuildsByName(t *testing.T) {
 		}
 	}
 }
+
+// abResult is an A/B regression with no store's history: head's 4 runs
+// against the baseline side=base's 4, whose runs spread past both levels
+// (as cpu_seconds did in a real A/B job on this host).
+func abResult() *regression.Report {
+	rep := synthetic(1, analyze.StatusRegression)
+	r := rep.Entries[0].Results[0]
+	r.History = nil
+	r.Result.Method = regression.MethodBaseline
+	r.Current = analyze.PointOf(0.168, 0.175, 0.177, 0.187)
+	r.Current.Label = "v2"
+	r.Result.Current, r.Result.Reference, r.Result.DeltaPercent = 0.176, 0.157, 12.1
+	base := analyze.PointOf(0.137, 0.156, 0.158, 0.179)
+	base.Value, base.Label = 0.157, "side=base"
+	r.Sides = &regression.Sides{Baseline: "side=base", Current: "side=head", BaselinePoint: base}
+	return rep
+}
+
+// TestABFigures: the figures of an A/B result without history draw the
+// two sides, each at its level with its runs, the baseline's level as the
+// reference, on an axis of the sides (the current build alone was drawn
+// before, with no baseline).
+func TestABFigures(t *testing.T) {
+	t.Parallel()
+	rep := abResult()
+	e, r := rep.Entries[0], rep.Entries[0].Results[0]
+	c := newChart(e, r)
+	if got := strings.Join(c.X.Ticks, " "); got != "side=base side=head" {
+		t.Errorf("ticks %q, want the two sides", got)
+	}
+	if len(c.Series) != 3 || c.Series[0].Name != "baseline side=base (its runs and level)" || c.Series[1].Name != "side=head (regression)" {
+		t.Fatalf("series %+v, want the baseline, this side and the reference", c.Series)
+	}
+	if p := c.Series[0].Points[0]; p.X != 0 || p.Y != 0.157 || *p.Lo != 0.137 || *p.Hi != 0.179 {
+		t.Errorf("the baseline's point %+v, want its level 0.157 at 0 with its runs 0.137-0.179", p)
+	}
+	if p := c.Series[1].Points[0]; p.X != 1 || p.Y != 0.176 {
+		t.Errorf("this side's point %+v, want its level 0.176 at 1", p)
+	}
+	if ref := c.Series[2]; len(ref.Points) != 2 || ref.Points[0].Y != 0.157 || ref.Points[1].Y != 0.157 {
+		t.Errorf("the reference %+v, want the baseline's level across", ref)
+	}
+	f, err := newFigure(e, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := f.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">side=base<", ">side=head<", "baseline side=base (its runs and level)", "side=head: 0.176"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("the SVG figure lacks %q", want)
+		}
+	}
+}

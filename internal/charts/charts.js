@@ -348,6 +348,27 @@
               range: (u, lo, hi) => [Math.max(-0.5, Math.round(lo) - 0.5), Math.min(last - 0.5, Math.round(hi) + 0.5)],
             }
           : { time: true },
+        // The runs' ranges (lo–hi) drawn under the points of the series
+        // shown are inside the scale too: one reaching past every value
+        // (an A/B side's runs beside one other point) was drawn across
+        // the axis and the legend.
+        y: {
+          range: (u, min, max) => {
+            meta.forEach((ps, si) => {
+              const shown = u.series[si + 1];
+              if (shown && !shown.show) {
+                return;
+              }
+              ps.forEach((p) => {
+                if (p && p.lo !== undefined && p.hi !== undefined) {
+                  min = min === null ? p.lo : Math.min(min, p.lo);
+                  max = max === null ? p.hi : Math.max(max, p.hi);
+                }
+              });
+            });
+            return min === null || max === null ? [min, max] : uPlot.rangeNum(min, max, 0.1, true);
+          },
+        },
       },
       tzDate: utc,
       cursor: { drag: { x: true, y: false }, points: { size: 9 } },
