@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -332,5 +333,20 @@ func TestABFigures(t *testing.T) {
 		if !strings.Contains(svg.String(), want) {
 			t.Errorf("the SVG figure lacks %q", want)
 		}
+	}
+}
+
+// TestABTextCountsRuns: against a baseline the table's N is the runs
+// compared, the baseline's and the side's (benchstat's n), not the
+// history points, which an A/B without a store has none of (every row
+// read 0).
+func TestABTextCountsRuns(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteText(&b, abResult()); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^1 .* 4\+4$`).MatchString(b.String()) {
+		t.Errorf("the row does not end in N 4+4:\n%s", b.String())
 	}
 }

@@ -87,7 +87,7 @@ func WriteText(w io.Writer, rep *regression.Report) error {
 				cells = append(cells, cmp.Or(strings.Join(parts, " "), "-"))
 			}
 			cells = append(cells, string(r.Status), ciOutcome(r), bare(r, r.CurrentValue()), bare(r, r.Result.Reference),
-				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), strconv.Itoa(len(r.History)), notes.Mark(note(r)))
+				delta(r.Result.DeltaPercent), floor(r.Result.Floor), statistic(r.Result), count(r), notes.Mark(note(r)))
 			tab.Rows = append(tab.Rows, cells)
 		}
 	}
@@ -133,4 +133,17 @@ func kpiHeading(r *regression.KPIResult) string {
 func bare(r *regression.KPIResult, v float64) string {
 	_, unit := r.DisplayScale()
 	return strings.TrimSuffix(r.Display(v), " "+unit)
+}
+
+// count is a result's N: its history points, or against a baseline (A/B)
+// the runs compared, the baseline's and this side's ("5+5", as benchstat
+// writes n), the baseline's own rows its runs.
+func count(r *regression.KPIResult) string {
+	switch {
+	case r.Sides != nil:
+		return fmt.Sprintf("%d+%d", len(r.Sides.BaselinePoint.Samples), len(r.Current.Samples))
+	case r.Result.Method == regression.MethodBaseline:
+		return strconv.Itoa(len(r.Current.Samples))
+	}
+	return strconv.Itoa(len(r.History))
 }
