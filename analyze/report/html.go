@@ -207,6 +207,8 @@ type htmlDetail struct {
 	Runs                                          []regression.RunRef
 	Builds                                        []htmlBuild
 	BuildsLeftOut                                 int
+	// BuildsCaption heads Builds: the history's builds, or an A/B's sides.
+	BuildsCaption string
 
 	rank int // the order of the details needing attention
 }
@@ -418,6 +420,10 @@ func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bo
 		d.Warnings = append(d.Warnings, w.Msg)
 	}
 	d.Builds, d.BuildsLeftOut = builds(r, open)
+	d.BuildsCaption = "Builds, oldest first"
+	if r.Sides != nil && len(r.History) == 0 {
+		d.BuildsCaption = "The two sides, run in the same job"
+	}
 	switch {
 	case r.Failing:
 	case r.IsFinding():
@@ -474,6 +480,14 @@ func builds(r *regression.KPIResult, attention bool) ([]htmlBuild, int) {
 		Comparison: cur.Label, Time: day(cur.Time), Value: r.Display(cur.Value), Runs: fmt.Sprint(len(cur.Samples)),
 		Role: "current build", Current: true, Class: "current " + statusClass(r.Status)}
 	hb.Build, hb.Short = plotting.BuildName(cur.Commit, cur.Build, cur.Label)
+	if s := r.Sides; s != nil && len(r.History) == 0 {
+		// A/B: the baseline side's runs, of the same build, then this side's.
+		base := hb
+		base.Value, base.Runs = r.Display(analyze.Median(s.BaselinePoint.Samples)), fmt.Sprint(len(s.BaselinePoint.Samples))
+		base.Role, base.Current, base.Class = "the baseline "+s.Baseline, false, "role-segment"
+		out = append(out, base)
+		hb.N, hb.Role = 2, s.Current+", judged against it"
+	}
 	out = append(out, hb)
 	return out, left
 }

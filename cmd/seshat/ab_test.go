@@ -75,7 +75,8 @@ func TestRegressionABBaseline(t *testing.T) {
 	// The HTML report says what every side was judged against.
 	page, err := os.ReadFile(filepath.Join(report, "regression_report.html"))
 	for _, want := range []string{"every side judged against the baseline side=base of the same runs (A/B)",
-		"the baseline&#39;s level", "the 95% interval of the change against the baseline is ±"} {
+		"the baseline&#39;s level", "the 95% interval of the change against the baseline is ±",
+		"<caption>The two sides, run in the same job</caption>", "<td>the baseline side=base</td>", "<td>side=head, judged against it</td>"} {
 		if err != nil || !strings.Contains(string(page), want) {
 			t.Errorf("the HTML report does not say %q (%v)", want, err)
 		}
