@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +57,33 @@ func openFDs(t *testing.T) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(fds)
+}
+
+// TestPackTruncatedWhileMapped: a pack file that another program truncates
+// while a parse has it mapped faults when its records are read (SIGBUS
+// past the file's new end); that costs a re-parse of the roots, with the
+// corrupt-cache warning, not the process.
+func TestPackTruncatedWhileMapped(t *testing.T) {
+	t.Parallel()
+	dir := cacheTree(t)
+	p := newFake()
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	d, _, err := openDir(dir)
+	must(t, err)
+	defer d.close()
+	entries, err := d.readDir()
+	must(t, err)
+	pk := openPack(d, ".", entries)
+	defer pk.release()
+	if pk.warning != "" || len(pk.records) != 3 {
+		t.Fatalf("pack before truncation: warning %q, %d records", pk.warning, len(pk.records))
+	}
+	must(t, os.Truncate(filepath.Join(dir, CacheFile), 0))
+	if rc := readCache(pk, "a"); rc.present || !strings.Contains(rc.warning, "record of a corrupt, re-parsing") {
+		t.Errorf("header of a truncated record: present %v, warning %q", rc.present, rc.warning)
+	}
+	record, _ := pk.record("b")
+	if _, err := decodeCached(p, record); err == nil || !strings.Contains(err.Error(), "invalid memory address") {
+		t.Errorf("result of a truncated record: error %v, want the fault", err)
+	}
 }
