@@ -220,10 +220,12 @@ func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, 
 }
 
 // restamp rewrites a still valid record whose header lacks the directory
-// stamp this load found for an absent build.json (a record written while
-// the directory was changing), so that later cached parses skip the stat.
+// stamp this load found for an absent build.json, or holds another (a
+// record written while the directory was changing; a tree copied, restored
+// or downloaded, whose directories all have new ctimes), so that later
+// cached parses skip the stat.
 func (rc *rootCache) restamp(p *pack, name string) {
-	if rc.buildDir == nil || rc.header.BuildDir != nil || !rc.present {
+	if rc.buildDir == nil || !rc.present || rc.header.BuildDir != nil && *rc.header.BuildDir == *rc.buildDir {
 		return
 	}
 	h := rc.header
