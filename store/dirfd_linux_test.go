@@ -87,3 +87,40 @@ func TestPackTruncatedWhileMapped(t *testing.T) {
 		t.Errorf("result of a truncated record: error %v, want the fault", err)
 	}
 }
+
+// TestLoadUnmapsPacks: every pack a load maps is unmapped once the roots
+// under it are done, whether it was rewritten or not, and a pack in a
+// directory without subdirectories (its runs removed) is not mapped at all.
+func TestLoadUnmapsPacks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tree := map[string]string{}
+	for e := range 2 {
+		for i := range 3 {
+			r := fmt.Sprintf("expe%d/%02d", e, i)
+			tree[r+"/settings.yaml"] = fmt.Sprintf("workload: fake\nsize: %d\n", 10*e+i)
+			tree[r+"/result.txt"] = "ok\n"
+			tree[r+"/exit_code"] = "0\n"
+		}
+	}
+	writeTree(t, dir, tree)
+	opts := Options{ResultsDir: dir, Lookup: lookup(newFake())}
+	mustLoad(t, opts)
+	pack, err := os.ReadFile(filepath.Join(dir, "expe0", CacheFile))
+	must(t, err)
+	must(t, os.Mkdir(filepath.Join(dir, "emptied"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "emptied", CacheFile), pack, 0o644))
+	for range 2 { // rewriting a pack, then only reading them
+		wantStates(t, mustLoad(t, opts), map[string]string{
+			"expe0/00": "cached", "expe0/01": "cached", "expe0/02": "cached",
+			"expe1/00": "cached", "expe1/01": "cached", "expe1/02": "cached",
+		})
+		maps, err := os.ReadFile("/proc/self/maps")
+		must(t, err)
+		for _, line := range strings.Split(string(maps), "\n") {
+			if strings.Contains(line, dir) {
+				t.Errorf("still mapped after the load: %s", line)
+			}
+		}
+	}
+}
