@@ -64,7 +64,7 @@ const racyWindow = time.Second
 // A pack file is the xxHash64 of the rest (8 bytes, little-endian), then a
 // CBOR packHeader, then the records one after the other, where the
 // header's index says. The records are used in place, slices of the file
-// as read: decoding the header copies no record. The file is only ever
+// as mapped (dir.mapFile): decoding the header copies no record. The file is only ever
 // replaced whole, so the sum is not there for torn writes but for what else
 // changes bytes on a disk: a damaged record whose stamps still hold would
 // otherwise be trusted. It costs well under a millisecond per thousand runs.
