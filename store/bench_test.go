@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/seshat-bench/seshat/models"
 )
 
 var benchRuns = flag.Int("bench-runs", 2000, "runs in the tree BenchmarkLoad parses")
@@ -62,4 +64,22 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 	})
+}
+
+// BenchmarkVariables times the matrix's variables over 10,000 entries whose
+// settings repeat a few values each, as a results tree's do: computed after
+// the parallel parse, on one core.
+func BenchmarkVariables(b *testing.B) {
+	entries := make([]*Entry, 10000)
+	for i := range entries {
+		entries[i] = &Entry{Settings: models.Settings{
+			"workload": "pi", "expe": fmt.Sprintf("expe_%02d", i/1000), "pi": "matmul", "backend": "gonum",
+			"device": "cpu", "warmup": 5, "matrix_size": 64 << (i % 6), "dtype": []string{"float32", "float64"}[i%2],
+			"repetitions": 200, "@repeat": i % 3,
+		}}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Variables(entries)
+	}
 }

@@ -196,3 +196,37 @@ func TestBuildAbsentRemembered(t *testing.T) {
 		t.Errorf("a: build %+v after build.json was added, want late", got)
 	}
 }
+
+// TestBuildAbsentRestamped: a record whose directory stamp no longer holds
+// (the tree was copied, restored or downloaded: every directory has a new
+// ctime) is stamped again by the cached parse that found build.json still
+// absent, so the next ones skip the stat again.
+func TestBuildAbsentRestamped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTree(t, dir, run("a", "size: 1\n", "0", nil))
+	opts := Options{ResultsDir: dir, Lookup: lookup(newFake())}
+	buildDir := func() dirStamp {
+		t.Helper()
+		var h cacheHeader
+		if _, err := cacheDec.UnmarshalFirst(readPack(t, dir).Records["a"], &h); err != nil {
+			t.Fatal(err)
+		}
+		if h.BuildDir == nil {
+			t.Fatal("no directory stamp for the absent build.json")
+		}
+		return *h.BuildDir
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	wantStates(t, mustLoad(t, opts), map[string]string{"a": "parsed"})
+	before := buildDir()
+	st, err := os.Stat(filepath.Join(dir, "a"))
+	must(t, err)
+	must(t, os.Chtimes(filepath.Join(dir, "a"), st.ModTime(), st.ModTime())) // a new ctime, as a copy has
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	wantStates(t, mustLoad(t, opts), map[string]string{"a": "cached"})
+	after := buildDir()
+	if after == before || after.Mtime != before.Mtime || after.Ctime <= before.Ctime {
+		t.Errorf("directory stamp %+v after the ctime changed, was %+v: want the new ctime", after, before)
+	}
+}

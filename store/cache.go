@@ -142,7 +142,11 @@ func readCache(p *pack, name string) *rootCache {
 	if !ok {
 		return rc
 	}
-	body, err := cacheDec.UnmarshalFirst(data, &rc.header)
+	var body []byte
+	err := faultSafe(func() (err error) {
+		body, err = cacheDec.UnmarshalFirst(data, &rc.header)
+		return err
+	})
 	if err != nil {
 		rc.header = cacheHeader{}
 		rc.warning = fmt.Sprintf("%s: record of %s corrupt, re-parsing: %v", p.rel, name, err)
@@ -183,16 +187,12 @@ func (rc *rootCache) result(d *dir, p Parser, key cacheKey) (result any, warning
 }
 
 // decodeCached decodes a result into the workload's type, turning a panic
-// (a workload's custom decoding on a damaged cache) into an error: a bad
-// cache must cost a re-parse, not the entry.
+// (a workload's custom decoding on a damaged cache, a pack truncated while
+// mapped) into an error: a bad cache must cost a re-parse, not the entry.
 func decodeCached(p Parser, raw []byte) (res any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("decoder panicked: %v", r)
-		}
-	}()
 	res = p.NewResult()
-	if err := cacheDec.Unmarshal(raw, res); err != nil {
+	err = faultSafe(func() error { return cacheDec.Unmarshal(raw, res) })
+	if err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -220,10 +220,12 @@ func (rc *rootCache) save(p *pack, name string, key cacheKey, deps []FileStamp, 
 }
 
 // restamp rewrites a still valid record whose header lacks the directory
-// stamp this load found for an absent build.json (a record written while
-// the directory was changing), so that later cached parses skip the stat.
+// stamp this load found for an absent build.json, or holds another (a
+// record written while the directory was changing; a tree copied, restored
+// or downloaded, whose directories all have new ctimes), so that later
+// cached parses skip the stat.
 func (rc *rootCache) restamp(p *pack, name string) {
-	if rc.buildDir == nil || rc.header.BuildDir != nil || !rc.present {
+	if rc.buildDir == nil || !rc.present || rc.header.BuildDir != nil && *rc.header.BuildDir == *rc.buildDir {
 		return
 	}
 	h := rc.header
@@ -232,7 +234,10 @@ func (rc *rootCache) restamp(p *pack, name string) {
 	if err != nil {
 		return // the record stays as it was, still valid
 	}
-	p.put(name, append(head, rc.body...))
+	record := head
+	if faultSafe(func() error { record = append(record, rc.body...); return nil }) == nil {
+		p.put(name, record)
+	}
 }
 
 // stampOf records a file's size and mtime under its root-relative name.

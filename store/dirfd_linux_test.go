@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +57,70 @@ func openFDs(t *testing.T) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(fds)
+}
+
+// TestPackTruncatedWhileMapped: a pack file that another program truncates
+// while a parse has it mapped faults when its records are read (SIGBUS
+// past the file's new end); that costs a re-parse of the roots, with the
+// corrupt-cache warning, not the process.
+func TestPackTruncatedWhileMapped(t *testing.T) {
+	t.Parallel()
+	dir := cacheTree(t)
+	p := newFake()
+	mustLoad(t, Options{ResultsDir: dir, Lookup: lookup(p)})
+	d, _, err := openDir(dir)
+	must(t, err)
+	defer d.close()
+	entries, err := d.readDir()
+	must(t, err)
+	pk := openPack(d, ".", entries)
+	defer pk.release()
+	if pk.warning != "" || len(pk.records) != 3 {
+		t.Fatalf("pack before truncation: warning %q, %d records", pk.warning, len(pk.records))
+	}
+	must(t, os.Truncate(filepath.Join(dir, CacheFile), 0))
+	if rc := readCache(pk, "a"); rc.present || !strings.Contains(rc.warning, "record of a corrupt, re-parsing") {
+		t.Errorf("header of a truncated record: present %v, warning %q", rc.present, rc.warning)
+	}
+	record, _ := pk.record("b")
+	if _, err := decodeCached(p, record); err == nil || !strings.Contains(err.Error(), "invalid memory address") {
+		t.Errorf("result of a truncated record: error %v, want the fault", err)
+	}
+}
+
+// TestLoadUnmapsPacks: every pack a load maps is unmapped once the roots
+// under it are done, whether it was rewritten or not, and a pack in a
+// directory without subdirectories (its runs removed) is not mapped at all.
+func TestLoadUnmapsPacks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tree := map[string]string{}
+	for e := range 2 {
+		for i := range 3 {
+			r := fmt.Sprintf("expe%d/%02d", e, i)
+			tree[r+"/settings.yaml"] = fmt.Sprintf("workload: fake\nsize: %d\n", 10*e+i)
+			tree[r+"/result.txt"] = "ok\n"
+			tree[r+"/exit_code"] = "0\n"
+		}
+	}
+	writeTree(t, dir, tree)
+	opts := Options{ResultsDir: dir, Lookup: lookup(newFake())}
+	mustLoad(t, opts)
+	pack, err := os.ReadFile(filepath.Join(dir, "expe0", CacheFile))
+	must(t, err)
+	must(t, os.Mkdir(filepath.Join(dir, "emptied"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "emptied", CacheFile), pack, 0o644))
+	for range 2 { // rewriting a pack, then only reading them
+		wantStates(t, mustLoad(t, opts), map[string]string{
+			"expe0/00": "cached", "expe0/01": "cached", "expe0/02": "cached",
+			"expe1/00": "cached", "expe1/01": "cached", "expe1/02": "cached",
+		})
+		maps, err := os.ReadFile("/proc/self/maps")
+		must(t, err)
+		for _, line := range strings.Split(string(maps), "\n") {
+			if strings.Contains(line, dir) {
+				t.Errorf("still mapped after the load: %s", line)
+			}
+		}
+	}
 }

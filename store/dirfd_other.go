@@ -66,6 +66,16 @@ func (d *dir) readFile(rel string, limit int64) ([]byte, fileStat, bool, error) 
 	return data, statOf(st), true, err
 }
 
+// mapFile reads the file rel whole (dirfd_linux.go maps it); unmap does
+// nothing.
+func (d *dir) mapFile(rel string, limit int64) (data []byte, unmap func(), err error) {
+	data, _, _, err = d.readFile(rel, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() {}, nil
+}
+
 func statOf(st fs.FileInfo) fileStat {
 	fst := fileStat{size: st.Size(), mtime: st.ModTime().UnixNano(), ctime: st.ModTime().UnixNano()}
 	switch {

@@ -310,16 +310,19 @@ func (w *walker) walk(t walkTask) {
 	}
 	var pk *pack
 	if w.packs {
-		pk = openPack(d, t.rel, entries)
 		// Count the children before any is pushed: the last one done
-		// writes the pack.
+		// writes the pack (and unmaps it). Without children it is not
+		// opened at all.
 		n := 0
 		for _, e := range entries {
 			if !strings.HasPrefix(e.name, ".") && (e.typ == fs.ModeDir || e.typ == fs.ModeSymlink) {
 				n++
 			}
 		}
-		pk.add(n)
+		if n > 0 {
+			pk = openPack(d, t.rel, entries)
+			pk.add(n)
+		}
 	}
 	var dirs []walkTask
 	for _, e := range entries {

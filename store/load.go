@@ -137,7 +137,7 @@ func (l *loader) known(name string) bool {
 
 // load builds one entry; nil means the filters rejected it.
 func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
-	e = &Entry{Path: r.Path, Dir: r.Dir, Settings: models.Settings{}, Warnings: append([]string{}, r.Warnings...)}
+	e = &Entry{Path: r.Path, Dir: r.Dir, Warnings: append([]string{}, r.Warnings...)}
 	defer func() {
 		// A parser bug must not stop the other entries.
 		if p := recover(); p != nil {
@@ -153,7 +153,10 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 	if !l.opts.NoCache && r.pack != nil {
 		rc = readCache(r.pack, r.key)
 	}
-	settingsOK := true
+	// Read first, merged then into a map made to size: a map grown one
+	// setting at a time past eight is rebuilt on the way.
+	var buf [4]settingsResult
+	files, size := buf[:0], 0
 	for i, f := range r.SettingsFiles {
 		var s settingsResult
 		if i == len(r.SettingsFiles)-1 {
@@ -161,6 +164,11 @@ func (l *loader) load(ctx context.Context, r Root, d *dir) (e *Entry) {
 		} else {
 			s = l.readSettings(f)
 		}
+		files, size = append(files, s), size+len(s.values)
+	}
+	e.Settings = make(models.Settings, size)
+	settingsOK := true
+	for _, s := range files {
 		if s.err != nil {
 			e.Warnings = append(e.Warnings, s.err.Error())
 			settingsOK = false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -348,5 +349,37 @@ func TestWriteJSON(t *testing.T) {
 	b.Reset()
 	if err := (&Matrix{}).WriteJSON(&b, true); err != nil || b.String() != "{\n  \"entries\": [],\n  \"variables\": null\n}\n" {
 		t.Errorf("empty matrix: %q, %v", b.String(), err)
+	}
+}
+
+// TestSettingValuesOfRepeatedValues: values equal as EqualValues says are
+// one value, the last one given (512 then 512.0 then 512 is the int 512);
+// 0 and -0 are two; lists are values too.
+func TestSettingValuesOfRepeatedValues(t *testing.T) {
+	t.Parallel()
+	negZero := math.Copysign(0, -1)
+	var entries []*Entry
+	for _, v := range []any{512, 512, 512.0, 0.0, negZero, 512, []any{1, 2}, []any{1, 2}, "a", "a"} {
+		entries = append(entries, &Entry{Settings: models.Settings{"v": v, "@repeat": 0}})
+	}
+	got := SettingValues(entries)["v"]
+	if len(got) != 5 {
+		t.Fatalf("values %#v, want 5", got)
+	}
+	kinds := map[string]any{}
+	for _, v := range got {
+		kinds[models.CanonicalValue(v)] = v
+	}
+	if v := kinds["n:512"]; v != 512 {
+		t.Errorf("512 kept as %#v, want the int given last", v)
+	}
+	if v, ok := kinds["n:-0"].(float64); !ok || !math.Signbit(v) {
+		t.Errorf("-0 kept as %#v", kinds["n:-0"])
+	}
+	if _, ok := kinds["n:0"]; !ok {
+		t.Errorf("0 lost: %#v", got)
+	}
+	if _, ok := SettingValues(entries)["@repeat"]; ok {
+		t.Error("@repeat among the setting values")
 	}
 }
