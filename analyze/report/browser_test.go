@@ -109,8 +109,8 @@ func TestChartsDrawnWhenNearInChromium(t *testing.T) {
 	}
 }
 
-// BenchmarkChartsInChromium is the time Chromium takes to open a report of
-// 50 regressions from file:// and draw the charts a person sees (those in
+// BenchmarkChartsInChromium is the time a running Chromium takes to open a
+// report of 50 regressions from file:// in a new tab and draw the charts a person sees (those in
 // the window and a window's height below it; target: 2 s on two cores),
 // reported as ms/page (median; p95 beside it); ms/all-charts is the time
 // until every one of the 50 is drawn (the others are drawn as they come near, or when asked:
@@ -120,6 +120,11 @@ func BenchmarkChartsInChromium(b *testing.B) {
 	rep := synthetic(50, analyze.StatusRegression)
 	page := writeReport(b, rep)
 	u := (&url.URL{Scheme: "file", Path: page}).String()
+	// Chromium is started before the pages are timed: the first page
+	// timed was also the browser's start (1.4-2.5 s more on two cores),
+	// and so the p95 of ten.
+	_, started := browsertest.Tab(b, "about:blank")
+	started()
 	var open, all []time.Duration
 	for b.Loop() {
 		start := time.Now()
