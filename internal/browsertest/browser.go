@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 )
 
@@ -207,4 +209,27 @@ func CheckFits(t testing.TB, ctx context.Context, css string) {
 	if page, right, table, box, window := widths[0], widths[1], widths[2], widths[3], widths[4]; window != windowWidth || page > window || right > window || table > box {
 		t.Errorf("in a %v px window: the page is %v px wide, %s ends at %v px and is %v px wide in a box of %v px", window, page, css, right, table, box)
 	}
+}
+
+// MainThreadTime returns the processor time that the main thread of the
+// page open in ctx has used so far (Chromium's Performance.getMetrics,
+// ThreadTime): the page's parsing, scripts, style, layout and paint. Unlike
+// the time on the clock, it hardly depends on what else a shared machine
+// runs, so a benchmark can compare two versions of a page by it.
+func MainThreadTime(ctx context.Context) (time.Duration, error) {
+	return chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (time.Duration, error) {
+		if _, err := cdp.Call(ctx, tg, performance.Enable, performance.EnableParams{}); err != nil {
+			return 0, fmt.Errorf("chromium: Performance.enable: %w", err)
+		}
+		r, err := cdp.Call(ctx, tg, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			return 0, fmt.Errorf("chromium: Performance.getMetrics: %w", err)
+		}
+		for _, m := range r.Metrics {
+			if m.Name == "ThreadTime" {
+				return time.Duration(m.Value * float64(time.Second)), nil
+			}
+		}
+		return 0, errors.New("chromium: Performance.getMetrics has no ThreadTime")
+	})
 }

@@ -7,11 +7,14 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
@@ -101,6 +104,31 @@ func TestOpenRendersPage(t *testing.T) {
 	blank := write(t, dir, "blank.html", `<!DOCTYPE html><html><body></body></html>`)
 	if n := browsertest.NonWhite(browsertest.Open(t, blank).Screenshot); n != 0 {
 		t.Errorf("a blank page has %d non-white pixels", n)
+	}
+}
+
+// TestMainThreadTimeInChromium: the main-thread processor time of a page
+// grows by what its scripts do, so a benchmark can compare pages by it.
+func TestMainThreadTimeInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	page := write(t, t.TempDir(), "index.html", `<!DOCTYPE html><html><body><p>busy</p></body></html>`)
+	ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+	defer done()
+	before, err := browsertest.MainThreadTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A script that keeps the main thread busy for 100 ms on the clock
+	// uses some processor time however loaded the machine.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const end = performance.now() + 100; let n = 0; while (performance.now() < end) { n++; } return 0; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	after, err := browsertest.MainThreadTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before <= 0 || after <= before {
+		t.Errorf("main-thread time %v before a busy script, %v after: want it above 0 and growing", before, after)
 	}
 }
 
