@@ -77,7 +77,7 @@ func TestChartsInChromium(t *testing.T) {
 // TestChartsDrawnWhenNearInChromium: a report of 50 findings opens on its
 // results table without drawing the charts far below it; a chart is drawn
 // when it is scrolled near, its SVG fallback hidden and its place kept
-// from the start; printing draws every chart.
+// from the start; printing draws every chart, each as wide as its box.
 func TestChartsDrawnWhenNearInChromium(t *testing.T) {
 	t.Parallel()
 	browsertest.Chromium(t)
@@ -106,6 +106,11 @@ func TestChartsDrawnWhenNearInChromium(t *testing.T) {
 	count("printing", `(window.dispatchEvent(new Event("beforeprint")), 0)`)
 	if n := count("the charts drawn", canvases); n != 50 {
 		t.Errorf("printing: %d charts drawn, want 50", n)
+	}
+	// Those drawn out of sight, their findings not laid out, fill their
+	// box as the one drawn in sight does.
+	if n := count("the charts not as wide as their box", `Array.from(document.querySelectorAll("div.seshat-chart")).filter((d) => d.querySelector("canvas").width !== d.clientWidth * devicePixelRatio).length`); n != 0 {
+		t.Errorf("printing: %d charts of 50 not as wide as their box", n)
 	}
 }
 
