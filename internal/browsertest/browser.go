@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 )
 
@@ -121,7 +123,7 @@ func Tab(t testing.TB, rawURL string) (ctx context.Context, done func()) {
 	tctx, cancelTimeout := context.WithTimeout(bctx, timeout)
 	ctx, cancel := chromedp.NewContext(tctx)
 	done = func() { cancel(); cancelTimeout() }
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), chromedp.Navigate(rawURL)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(windowWidth, windowHeight), enablePerformance, chromedp.Navigate(rawURL)); err != nil {
 		done()
 		t.Fatalf("chromium: opening %s: %v", rawURL, browserError(err))
 	}
@@ -207,4 +209,34 @@ func CheckFits(t testing.TB, ctx context.Context, css string) {
 	if page, right, table, box, window := widths[0], widths[1], widths[2], widths[3], widths[4]; window != windowWidth || page > window || right > window || table > box {
 		t.Errorf("in a %v px window: the page is %v px wide, %s ends at %v px and is %v px wide in a box of %v px", window, page, css, right, table, box)
 	}
+}
+
+// enablePerformance starts Chromium's performance metrics in a tab (they
+// count from then), for MainThreadTime.
+var enablePerformance = chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	if _, err := cdp.Call(ctx, tg, performance.Enable, performance.EnableParams{}); err != nil {
+		return fmt.Errorf("Performance.enable: %w", err)
+	}
+	return nil
+})
+
+// MainThreadTime returns the processor time that the main thread of the
+// page open in ctx (a tab of Tab) has used since the tab was opened
+// (Chromium's Performance.getMetrics, ThreadTime): the page's parsing,
+// scripts, style, layout and paint. Unlike the time on the clock, it
+// hardly depends on what else a shared machine runs, so a benchmark can
+// compare two versions of a page by it.
+func MainThreadTime(ctx context.Context) (time.Duration, error) {
+	r, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (performance.GetMetricsResult, error) {
+		return cdp.Call(ctx, tg, performance.GetMetrics, cdp.Empty{})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("chromium: Performance.getMetrics: %w", browserError(err))
+	}
+	for _, m := range r.Metrics {
+		if m.Name == "ThreadTime" {
+			return time.Duration(m.Value * float64(time.Second)), nil
+		}
+	}
+	return 0, errors.New("chromium: Performance.getMetrics has no ThreadTime")
 }

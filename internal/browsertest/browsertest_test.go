@@ -2,16 +2,21 @@ package browsertest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seshat-bench/seshat/internal/browsertest"
 )
@@ -102,6 +107,48 @@ func TestOpenRendersPage(t *testing.T) {
 	if n := browsertest.NonWhite(browsertest.Open(t, blank).Screenshot); n != 0 {
 		t.Errorf("a blank page has %d non-white pixels", n)
 	}
+}
+
+// TestMainThreadTimeInChromium: the main-thread processor time of a tab
+// counts from its opening, the page's scripts included, so a benchmark can
+// compare pages by it: a page that computes while it loads has used more
+// than a page that does not, by about what the same computing adds later.
+func TestMainThreadTimeInChromium(t *testing.T) {
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	// A fixed amount of work (not a time on the clock, which a loaded
+	// machine would mostly spend on others).
+	const busy = `let n = 0; for (let i = 0; i < 3e7; i++) { n = (n + i * 7) % 1000003; } window.n = n;`
+	used := func(name, body string) (time.Duration, context.Context, func()) {
+		page := write(t, dir, name, "<!DOCTYPE html><html><body><p>page</p>"+body+"</body></html>")
+		ctx, done := browsertest.Tab(t, (&url.URL{Scheme: "file", Path: page}).String())
+		d, err := browsertest.MainThreadTime(ctx)
+		if err != nil {
+			done()
+			t.Fatal(err)
+		}
+		return d, ctx, done
+	}
+	idle, _, done := used("idle.html", "")
+	done()
+	loaded, ctx, done := used("busy.html", "<script>"+busy+"</script>")
+	defer done()
+	if loaded <= idle {
+		t.Errorf("main-thread time of a page that computed while it loaded %v, of one that did not %v: want more", loaded, idle)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int]("(() => { "+busy+" return 0; })()")); err != nil {
+		t.Fatal(err)
+	}
+	after, err := browsertest.MainThreadTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same work, while loading and after, counts about the same: the
+	// time counts from the tab's opening, not from the first reading.
+	if after <= loaded || 2*(loaded-idle) < after-loaded {
+		t.Errorf("main-thread time %v before a script that computes, %v after (%v of an idle page): want it growing, and the page's computing while it loaded counted as about as much", loaded, after, idle)
+	}
+	t.Logf("main-thread time: idle page %v, busy page %v, after a busy script %v", idle, loaded, after)
 }
 
 // recorder keeps the errors a check reports instead of failing the test,

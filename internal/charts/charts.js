@@ -395,7 +395,20 @@
         setCursor: [(u) => showTip(u, spec, meta, tip)],
       },
     };
-    const u = new uPlot(opts, data, container);
+    // The chart is made outside the page and put into it once uPlot has
+    // drawn it (its first commit, a microtask; the hook "ready"): a
+    // canvas in the page resolves each font it is given against the
+    // canvas element's style, which makes the browser compute the style
+    // of the canvas' part of the page, chart by chart (in a part it
+    // skips, content-visibility: auto, all of that part); outside the
+    // page, the fonts (in px) need no style, and the page's style and
+    // layout are computed once, after the charts drawn together. Until
+    // then u.root is not in the page: a script that asks
+    // window.seshatCharts for a chart not drawn yet finds it there, drawn,
+    // once its microtasks have run, as it found its canvas drawn before.
+    let anchor = null; // the note and key below go after the chart
+    opts.hooks.ready = [(u) => container.insertBefore(u.root, anchor)];
+    const u = new uPlot(opts, data, (u, init) => init());
     if (spec.id) {
       window.seshatCharts[spec.id] = u;
     }
@@ -420,7 +433,7 @@
       });
     }
     if (spec.normalised) {
-      line(container, "seshat-note", "Normalised: the series' levels differ more than " + spec.normalise + "×, so each is drawn as its change in % against its own level (named in the legend); the dashed line is 0%.");
+      anchor = anchor || line(container, "seshat-note", "Normalised: the series' levels differ more than " + spec.normalise + "×, so each is drawn as its change in % against its own level (named in the legend); the dashed line is 0%.");
     }
     const kinds = Array.from(new Set((spec.marks || []).map((m) => m.kind)));
     if (kinds.length > 0) {
@@ -434,6 +447,7 @@
         key.appendChild(el);
       });
       container.appendChild(key);
+      anchor = anchor || key;
     }
     window.addEventListener("resize", () => {
       u.setSize({ width: Math.max(240, container.clientWidth || 600), height: opts.height });
@@ -465,40 +479,30 @@
     return el.getClientRects().length > 0;
   }
   // measure reads the widths of the charts cs not measured yet, all in
-  // one layout, before any of them is drawn.
+  // one layout, before any of them is drawn. A chart in a part of the page
+  // the browser skips (content-visibility: auto) is not laid out: reading
+  // its width would lay that part out, and reading its style would
+  // compute that part's style, part by part (most of the time of drawing
+  // the 50 charts of a report at once); a chart is a block filling its
+  // parent (a div with no margin), so its width is its parent's,
+  // inside the padding, when the parent is laid out (the skipped part's
+  // root: the report's <details class="result">).
   function measure(cs) {
     cs.forEach((c) => {
       if (!c.width) {
-        c.width = c.el.clientWidth;
+        c.width = skippedWidth(c.el) || c.el.clientWidth;
       }
     });
   }
-  // reveal lets the browser lay out, until the next frame, the skipped
-  // parts of the page (content-visibility: auto) that hold the charts cs:
-  // reading or drawing a chart there would lay its part out on its own,
-  // once a chart (most of the time of drawing the 50 charts of a report
-  // at once); revealed, they are laid out once, together.
-  let revealed = null;
-  function reveal(cs) {
-    if (!revealed) {
-      revealed = new Set();
-      requestAnimationFrame(() => {
-        revealed.forEach((el) => el.style.removeProperty("content-visibility"));
-        revealed = null;
-      });
+  // skippedWidth is the width of the chart el when the browser skips it
+  // and lays out its parent, else 0.
+  function skippedWidth(el) {
+    const p = el.parentElement;
+    if (!p || rendered(el) || !rendered(p)) {
+      return 0;
     }
-    const skipped = new Set();
-    cs.forEach((c) => {
-      for (let el = c.el.parentElement; el && el !== document.body; el = el.parentElement) {
-        if (!revealed.has(el) && getComputedStyle(el).contentVisibility === "auto") {
-          skipped.add(el);
-        }
-      }
-    });
-    skipped.forEach((el) => {
-      el.style.contentVisibility = "visible";
-      revealed.add(el);
-    });
+    const ps = getComputedStyle(p);
+    return Math.max(0, p.clientWidth - parseFloat(ps.paddingLeft) - parseFloat(ps.paddingRight));
   }
   function drawOne(c) {
     if (!pending.delete(c)) {
@@ -549,7 +553,6 @@
         // Asked for one, a script may well ask for the others: their
         // widths are read at once, in one layout.
         const get = () => {
-          reveal(Array.from(pending));
           measure(Array.from(pending));
           return drawOne(c);
         };
@@ -580,7 +583,6 @@
       observer.observe(c.el);
     });
     if (all) {
-      reveal(Array.from(pending));
       measure(Array.from(pending));
     }
     now.forEach(drawOne);
