@@ -45,6 +45,10 @@ type Options struct {
 	// Confidence is the level of the intervals (0.95 when 0); Alpha the
 	// significance level of the test (0.05 when 0).
 	Confidence, Alpha float64
+	// NoRatioInterval leaves the ratio interval of the hierarchical rows
+	// (Row.RatioLo, RatioHi) NaN, not computed, for a caller that shows
+	// none (seshat serve): see analyze.HierBootstrap.NoRatioInterval.
+	NoRatioInterval bool
 }
 
 // Table is the comparison of two sides.
@@ -343,7 +347,7 @@ func compareHierarchical(entry string, a, b []analyze.RunStats, va, vb []float64
 			}
 		}
 	}
-	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.CompareStats(a, b)
+	h, err := analyze.HierBootstrap{Confidence: opts.Confidence, NoRatioInterval: opts.NoRatioInterval}.CompareStats(a, b)
 	if err != nil {
 		return nil
 	}

@@ -249,6 +249,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		sr := both[i]
 		o := s.opts.Compare
 		o.Keys = func(workload string) []string { return keys[workload] }
+		o.NoRatioInterval = true // a comparison's JSON and page show none
 		if o.Samples != nil {
 			o.Samples, o.SampleStats = samples, sampleStats
 		}
