@@ -235,10 +235,11 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		return analyze.RunStats{}, false
 	}
 	// Each workload described once, not once a series.
-	keys, orders := map[string][]string{}, map[string][]string{}
+	keys, orders, needs := map[string][]string{}, map[string][]string{}, map[string]bool{}
 	for _, sr := range both {
 		if _, ok := keys[sr.Workload]; !ok {
 			keys[sr.Workload], orders[sr.Workload] = s.compareKeys(sr.Workload), s.workload(sr.Workload).KPIs
+			needs[sr.Workload] = s.needsResults(sr.Workload)
 		}
 	}
 	// Each series' table made into its rows on the same goroutine: only
@@ -253,7 +254,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		if o.Samples != nil {
 			o.Samples, o.SampleStats = samples, sampleStats
 		}
-		if !s.needsResults(sr.Workload) {
+		if !needs[sr.Workload] {
 			o.Samples, o.SampleStats = nil, nil // its runs were read as records: there are none
 		}
 		t := compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
@@ -372,8 +373,9 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 	}
 	b := snap.builds[id]
 	var whole []string // the workloads it ran (the index's) whose results are read
+	needs := s.needsResultsOnce()
 	for _, sr := range b.Series {
-		if s.needsResults(sr.Workload) && !slices.Contains(whole, sr.Workload) {
+		if needs(sr.Workload) && !slices.Contains(whole, sr.Workload) {
 			whole = append(whole, sr.Workload)
 		}
 	}
@@ -433,13 +435,14 @@ func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, w
 	unread := map[string]bool{}             // the workloads of those
 	rq := q
 	rq.SampleStats = len(whole) > 0
+	needs := s.needsResultsOnce()
 	for r, err := range s.opts.Store.Records(ctx, rq) {
 		if err != nil {
 			return out, err
 		}
 		p := recordPayload(r)
 		switch {
-		case !s.needsResults(r.Workload):
+		case !needs(r.Workload):
 			out.add(snap, p)
 		case r.Samples != nil:
 			if _, ok := snap.runs[r.TestUUID]; ok {
@@ -494,6 +497,21 @@ func (s *Server) addSampled(snap *snapshot, b *buildRunsOf, p *models.Payload, r
 		b.samples[p] = m
 	}
 	b.add(snap, p)
+}
+
+// needsResultsOnce is needsResults asked once a workload, for one
+// goroutine: describing a workload (Options.Workloads) sorts its KPI
+// definitions, and a build's every run asked it.
+func (s *Server) needsResultsOnce() func(workload string) bool {
+	known := map[string]bool{}
+	return func(workload string) bool {
+		needs, ok := known[workload]
+		if !ok {
+			needs = s.needsResults(workload)
+			known[workload] = needs
+		}
+		return needs
+	}
 }
 
 // needsResults tells whether comparing the runs of a workload needs
