@@ -306,7 +306,7 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 		return r
 	}
 	r.Method = MethodMannWhitney
-	c := benchmath.AssumeNothing.Compare(sa, sb)
+	c := uTest(sa, sb)
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
