@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -574,13 +575,17 @@ func seriesComparison(sr *series, t *compare.Table, order []string) SeriesCompar
 		n += len(kt.Rows)
 	}
 	out.KPIs = make([]KPIComparison, 0, n)
+	// The rows' sides and numbers made in one slice each, not each apart
+	// (eight allocations a row, 8,000 rows when two 5,000-run builds are
+	// compared): a is made to hold them all.
+	a := rowAlloc{sides: make([]CompareSide, 0, 2*n), numbers: make([]float64, 0, 6*n)}
 	for _, kt := range t.KPIs {
 		format := *kt
 		format.Rows, format.Geomean = nil, nil
 		display := format.Display
 		for _, r := range kt.Rows {
-			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: compareSide(r.A), B: compareSide(r.B),
-				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
+			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: a.side(r.A), B: a.side(r.B),
+				Delta: a.number(r.Delta), P: a.number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
@@ -606,11 +611,29 @@ func b2i(b bool) int {
 	return 0
 }
 
-func compareSide(s *compare.Summary) *CompareSide {
+// rowAlloc makes the sides and numbers of a series' rows in its slices,
+// made with the capacity for them all: two sides and six numbers a row.
+type rowAlloc struct {
+	sides   []CompareSide
+	numbers []float64
+}
+
+// side is a row's side (nil when the build has none).
+func (a *rowAlloc) side(s *compare.Summary) *CompareSide {
 	if s == nil {
 		return nil
 	}
-	return &CompareSide{Center: s.Center, Lo: number(s.Lo), Hi: number(s.Hi), Runs: s.N}
+	a.sides = append(a.sides, CompareSide{Center: s.Center, Lo: a.number(s.Lo), Hi: a.number(s.Hi), Runs: s.N})
+	return &a.sides[len(a.sides)-1]
+}
+
+// number is number(v), made in a.numbers: nil when v is not finite.
+func (a *rowAlloc) number(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	a.numbers = append(a.numbers, v)
+	return &a.numbers[len(a.numbers)-1]
 }
 
 // apiCompare is /api/compare?a=ID&b=ID.
