@@ -227,13 +227,24 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 		return nil
 	}
-	sampleStats := func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
-		for _, side := range sides {
-			if m, ok := side.stats[p]; ok {
-				return m[kpi], true
+	// A series' lookup of the kept summaries, for one goroutine:
+	// compare.Build asks for a run's KPIs one after the other, so each
+	// run's are looked up once, not once a KPI.
+	sampleStats := func() func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
+		var last *models.Payload
+		var stats map[string]analyze.RunStats
+		var kept bool
+		return func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
+			if p != last {
+				last, stats, kept = p, nil, false
+				for _, side := range sides {
+					if stats, kept = side.stats[p]; kept {
+						break
+					}
+				}
 			}
+			return stats[kpi], kept
 		}
-		return analyze.RunStats{}, false
 	}
 	// Each workload described once, not once a series.
 	keys, orders, needs := map[string][]string{}, map[string][]string{}, map[string]bool{}
@@ -253,7 +264,7 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		o.Keys = func(workload string) []string { return keys[workload] }
 		o.NoRatioInterval = true // a comparison's JSON and page show none
 		if o.Samples != nil {
-			o.Samples, o.SampleStats = samples, sampleStats
+			o.Samples, o.SampleStats = samples, sampleStats()
 		}
 		if !needs[sr.Workload] {
 			o.Samples, o.SampleStats = nil, nil // its runs were read as records: there are none
