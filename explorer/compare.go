@@ -457,9 +457,8 @@ func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, w
 		case !needs(r.Workload):
 			out.add(snap, p)
 		case r.Samples != nil:
-			if _, ok := snap.runs[r.TestUUID]; ok {
+			if out.add(snap, p) {
 				out.stats[p] = r.Samples
-				out.add(snap, p)
 			}
 		default:
 			sampled[r.TestUUID] = p
@@ -484,11 +483,14 @@ func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, w
 	return out, nil
 }
 
-// add puts a run of the index in its series.
-func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
-	if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
+// add puts a run of the index in its series, and tells whether it is
+// one.
+func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) bool {
+	ref, ok := snap.runs[p.Metadata.TestUUID]
+	if ok {
 		b.bySeries[ref.series] = append(b.bySeries[ref.series], p)
 	}
+	return ok
 }
 
 // addSampled puts a run of the index in its series with the samples of
