@@ -181,16 +181,25 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		return c, nil
 	}
 	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}, encoded: &encodedOnce{}}
-	// Both builds read at once: a store decodes on the cores left.
+	// Both builds read at once, each in its share of the cores' spans
+	// (buildRuns): a store decodes on the cores left.
 	var sides [2]buildRunsOf
+	var kept [2]bool
 	var errs [2]error
+	reading := 0
+	for i, b := range builds {
+		if sides[i], kept[i] = s.builds.get(snap, b.ID); !kept[i] {
+			reading++
+		}
+	}
+	spans := max(1, runtime.GOMAXPROCS(0)/max(1, reading))
 	parallelEach(2, func(i int) {
+		if kept[i] {
+			return
+		}
 		id := builds[i].ID
-		var ok bool
-		if sides[i], ok = s.builds.get(snap, id); !ok {
-			if sides[i], errs[i] = s.buildRuns(ctx, snap, id); errs[i] == nil {
-				s.builds.put(snap, id, sides[i])
-			}
+		if sides[i], errs[i] = s.buildRuns(ctx, snap, id, spans); errs[i] == nil {
+			s.builds.put(snap, id, sides[i])
 		}
 	})
 	if err := errors.Join(errs[:]...); err != nil {
@@ -370,11 +379,13 @@ func newBuildRunsOf() buildRunsOf {
 // whose samples are taken as they are read: a build's payloads are never
 // all in memory. A run that names no build is read by compare.StoreBuild.
 //
-// The build is read in as many spans of its time as there are cores,
-// each as many of its runs, on its own goroutine (a store decodes a span
-// on each core), and the spans put back in time order: the runs of a
-// series come in the order one query gives them.
-func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buildRunsOf, error) {
+// The build is read in spans of its time (as many as there are cores,
+// or their share when two builds are read at once: more queries at once
+// than cores opened connections that the pool then closed, their page
+// caches lost), each as many of its runs, on its own goroutine (a store
+// decodes a span on each core), and the spans put back in time order:
+// the runs of a series come in the order one query gives them.
+func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string, spans int) (buildRunsOf, error) {
 	if strings.HasPrefix(id, "run:") {
 		out := newBuildRunsOf()
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
@@ -391,10 +402,10 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 			whole = append(whole, sr.Workload)
 		}
 	}
-	spans := buildSpans(b, runtime.GOMAXPROCS(0))
-	parts := make([]buildRunsOf, len(spans))
-	errs := make([]error, len(spans))
-	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], whole) })
+	queries := buildSpans(b, spans)
+	parts := make([]buildRunsOf, len(queries))
+	errs := make([]error, len(queries))
+	parallelEach(len(queries), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, queries[i], whole) })
 	if err := errors.Join(errs...); err != nil {
 		return buildRunsOf{}, err
 	}
