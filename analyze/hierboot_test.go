@@ -358,3 +358,38 @@ func TestHierBootstrapStats(t *testing.T) {
 		t.Errorf("resamples from summaries: %v, want ErrInvalidParam", err)
 	}
 }
+
+// TestHierBootstrapNoRatioInterval: without the ratio's interval (what
+// seshat serve asks), a comparison's every other figure is as with it,
+// by Compare, CompareStats and ComparePaired alike, and Lo and Hi are NaN.
+func TestHierBootstrapNoRatioInterval(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	a, b := twoLevel(rng, 4, 10, 10, 0.05, 0.05), twoLevel(rng, 4, 10, 10.5, 0.05, 0.05)
+	equal := [][]float64{{3, 3}, {3, 3, 3}}
+	for _, tc := range []struct {
+		name string
+		f    func(HierBootstrap) (HierResult, error)
+	}{
+		{"Compare", func(h HierBootstrap) (HierResult, error) { return h.Compare(a, b) }},
+		{"Compare, a side of equal samples", func(h HierBootstrap) (HierResult, error) { return h.Compare(equal, b) }},
+		{"Compare, resampled", func(h HierBootstrap) (HierResult, error) { h.Resamples = 200; return h.Compare(a, b) }},
+		{"ComparePaired", func(h HierBootstrap) (HierResult, error) { return h.ComparePaired(a, b) }},
+	} {
+		want, err := tc.f(HierBootstrap{Confidence: 0.9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tc.f(HierBootstrap{Confidence: 0.9, NoRatioInterval: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(got.Lo) || !math.IsNaN(got.Hi) {
+			t.Errorf("%s: ratio interval [%v, %v], want NaN", tc.name, got.Lo, got.Hi)
+		}
+		got.Lo, got.Hi = want.Lo, want.Hi
+		if got != want {
+			t.Errorf("%s: without the ratio's interval %+v, with it %+v", tc.name, got, want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ type Options struct {
 	// Confidence is the level of the intervals (0.95 when 0); Alpha the
 	// significance level of the test (0.05 when 0).
 	Confidence, Alpha float64
+	// NoRatioInterval leaves the ratio interval of the hierarchical rows
+	// (Row.RatioLo, RatioHi) NaN, not computed, for a caller that shows
+	// none (seshat serve): see analyze.HierBootstrap.NoRatioInterval.
+	NoRatioInterval bool
 }
 
 // Table is the comparison of two sides.
@@ -302,7 +306,7 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 		return r
 	}
 	r.Method = MethodMannWhitney
-	c := benchmath.AssumeNothing.Compare(sa, sb)
+	c := uTest(sa, sb)
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
@@ -343,7 +347,7 @@ func compareHierarchical(entry string, a, b []analyze.RunStats, va, vb []float64
 			}
 		}
 	}
-	h, err := analyze.HierBootstrap{Confidence: opts.Confidence}.CompareStats(a, b)
+	h, err := analyze.HierBootstrap{Confidence: opts.Confidence, NoRatioInterval: opts.NoRatioInterval}.CompareStats(a, b)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -46,6 +47,16 @@ func TestBuildSampleStats(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("with kept summaries %+v, from the samples %+v", row, want.KPIs[0].Rows[0])
+	}
+	// Without the ratio's interval (seshat serve): the row is the same
+	// but for it.
+	bare := Build(sides[0], sides[1], names, Options{Samples: fromSamples, SampleStats: kept, NoRatioInterval: true}).KPIs[0].Rows[0]
+	if !math.IsNaN(bare.RatioLo) || !math.IsNaN(bare.RatioHi) || math.IsNaN(row.RatioLo) {
+		t.Errorf("ratio interval [%v, %v] without it, [%v, %v] with it; want NaN without", bare.RatioLo, bare.RatioHi, row.RatioLo, row.RatioHi)
+	}
+	bare.RatioLo, bare.RatioHi = row.RatioLo, row.RatioHi
+	if !reflect.DeepEqual(bare, row) {
+		t.Errorf("without the ratio's interval %+v, with it %+v", bare, row)
 	}
 	none := func(*models.Payload, string) (analyze.RunStats, bool) { return analyze.RunStats{}, true }
 	got = Build(sides[0], sides[1], names, Options{Samples: fromSamples, SampleStats: none})

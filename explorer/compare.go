@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -180,16 +181,25 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		return c, nil
 	}
 	out := &Comparison{A: buildRef(builds[0]), B: buildRef(builds[1]), Series: []SeriesComparison{}, encoded: &encodedOnce{}}
-	// Both builds read at once: a store decodes on the cores left.
+	// Both builds read at once, each in its share of the cores' spans
+	// (buildRuns): a store decodes on the cores left.
 	var sides [2]buildRunsOf
+	var kept [2]bool
 	var errs [2]error
+	reading := 0
+	for i, b := range builds {
+		if sides[i], kept[i] = s.builds.get(snap, b.ID); !kept[i] {
+			reading++
+		}
+	}
+	spans := max(1, runtime.GOMAXPROCS(0)/max(1, reading))
 	parallelEach(2, func(i int) {
+		if kept[i] {
+			return
+		}
 		id := builds[i].ID
-		var ok bool
-		if sides[i], ok = s.builds.get(snap, id); !ok {
-			if sides[i], errs[i] = s.buildRuns(ctx, snap, id); errs[i] == nil {
-				s.builds.put(snap, id, sides[i])
-			}
+		if sides[i], errs[i] = s.buildRuns(ctx, snap, id, spans); errs[i] == nil {
+			s.builds.put(snap, id, sides[i])
 		}
 	})
 	if err := errors.Join(errs[:]...); err != nil {
@@ -226,19 +236,31 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		}
 		return nil
 	}
-	sampleStats := func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
-		for _, side := range sides {
-			if m, ok := side.stats[p]; ok {
-				return m[kpi], true
+	// A series' lookup of the kept summaries, for one goroutine:
+	// compare.Build asks for a run's KPIs one after the other, so each
+	// run's are looked up once, not once a KPI.
+	sampleStats := func() func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
+		var last *models.Payload
+		var stats map[string]analyze.RunStats
+		var kept bool
+		return func(p *models.Payload, kpi string) (analyze.RunStats, bool) {
+			if p != last {
+				last, stats, kept = p, nil, false
+				for _, side := range sides {
+					if stats, kept = side.stats[p]; kept {
+						break
+					}
+				}
 			}
+			return stats[kpi], kept
 		}
-		return analyze.RunStats{}, false
 	}
 	// Each workload described once, not once a series.
-	keys, orders := map[string][]string{}, map[string][]string{}
+	keys, orders, needs := map[string][]string{}, map[string][]string{}, map[string]bool{}
 	for _, sr := range both {
 		if _, ok := keys[sr.Workload]; !ok {
 			keys[sr.Workload], orders[sr.Workload] = s.compareKeys(sr.Workload), s.workload(sr.Workload).KPIs
+			needs[sr.Workload] = s.needsResults(sr.Workload)
 		}
 	}
 	// Each series' table made into its rows on the same goroutine: only
@@ -249,10 +271,11 @@ func (s *Server) compareBuilds(ctx context.Context, aID, bID string) (*Compariso
 		sr := both[i]
 		o := s.opts.Compare
 		o.Keys = func(workload string) []string { return keys[workload] }
+		o.NoRatioInterval = true // a comparison's JSON and page show none
 		if o.Samples != nil {
-			o.Samples, o.SampleStats = samples, sampleStats
+			o.Samples, o.SampleStats = samples, sampleStats()
 		}
-		if !s.needsResults(sr.Workload) {
+		if !needs[sr.Workload] {
 			o.Samples, o.SampleStats = nil, nil // its runs were read as records: there are none
 		}
 		t := compare.Build(bySeries[0][sr], bySeries[1][sr], [2]string{aID, bID}, o)
@@ -356,11 +379,13 @@ func newBuildRunsOf() buildRunsOf {
 // whose samples are taken as they are read: a build's payloads are never
 // all in memory. A run that names no build is read by compare.StoreBuild.
 //
-// The build is read in as many spans of its time as there are cores,
-// each as many of its runs, on its own goroutine (a store decodes a span
-// on each core), and the spans put back in time order: the runs of a
-// series come in the order one query gives them.
-func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buildRunsOf, error) {
+// The build is read in spans of its time (as many as there are cores,
+// or their share when two builds are read at once: more queries at once
+// than cores opened connections that the pool then closed, their page
+// caches lost), each as many of its runs, on its own goroutine (a store
+// decodes a span on each core), and the spans put back in time order:
+// the runs of a series come in the order one query gives them.
+func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string, spans int) (buildRunsOf, error) {
 	if strings.HasPrefix(id, "run:") {
 		out := newBuildRunsOf()
 		ps, err := compare.StoreBuild{Store: s.opts.Store, ID: id}.Payloads(ctx)
@@ -371,15 +396,16 @@ func (s *Server) buildRuns(ctx context.Context, snap *snapshot, id string) (buil
 	}
 	b := snap.builds[id]
 	var whole []string // the workloads it ran (the index's) whose results are read
+	needs := s.needsResultsOnce()
 	for _, sr := range b.Series {
-		if s.needsResults(sr.Workload) && !slices.Contains(whole, sr.Workload) {
+		if needs(sr.Workload) && !slices.Contains(whole, sr.Workload) {
 			whole = append(whole, sr.Workload)
 		}
 	}
-	spans := buildSpans(b, runtime.GOMAXPROCS(0))
-	parts := make([]buildRunsOf, len(spans))
-	errs := make([]error, len(spans))
-	parallelEach(len(spans), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, spans[i], whole) })
+	queries := buildSpans(b, spans)
+	parts := make([]buildRunsOf, len(queries))
+	errs := make([]error, len(queries))
+	parallelEach(len(queries), func(i int) { parts[i], errs[i] = s.buildRunsIn(ctx, snap, queries[i], whole) })
 	if err := errors.Join(errs...); err != nil {
 		return buildRunsOf{}, err
 	}
@@ -432,18 +458,18 @@ func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, w
 	unread := map[string]bool{}             // the workloads of those
 	rq := q
 	rq.SampleStats = len(whole) > 0
+	needs := s.needsResultsOnce()
 	for r, err := range s.opts.Store.Records(ctx, rq) {
 		if err != nil {
 			return out, err
 		}
 		p := recordPayload(r)
 		switch {
-		case !s.needsResults(r.Workload):
+		case !needs(r.Workload):
 			out.add(snap, p)
 		case r.Samples != nil:
-			if _, ok := snap.runs[r.TestUUID]; ok {
+			if out.add(snap, p) {
 				out.stats[p] = r.Samples
-				out.add(snap, p)
 			}
 		default:
 			sampled[r.TestUUID] = p
@@ -468,11 +494,14 @@ func (s *Server) buildRunsIn(ctx context.Context, snap *snapshot, q lts.Query, w
 	return out, nil
 }
 
-// add puts a run of the index in its series.
-func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) {
-	if ref, ok := snap.runs[p.Metadata.TestUUID]; ok {
+// add puts a run of the index in its series, and tells whether it is
+// one.
+func (b *buildRunsOf) add(snap *snapshot, p *models.Payload) bool {
+	ref, ok := snap.runs[p.Metadata.TestUUID]
+	if ok {
 		b.bySeries[ref.series] = append(b.bySeries[ref.series], p)
 	}
+	return ok
 }
 
 // addSampled puts a run of the index in its series with the samples of
@@ -493,6 +522,21 @@ func (s *Server) addSampled(snap *snapshot, b *buildRunsOf, p *models.Payload, r
 		b.samples[p] = m
 	}
 	b.add(snap, p)
+}
+
+// needsResultsOnce is needsResults asked once a workload, for one
+// goroutine: describing a workload (Options.Workloads) sorts its KPI
+// definitions, and a build's every run asked it.
+func (s *Server) needsResultsOnce() func(workload string) bool {
+	known := map[string]bool{}
+	return func(workload string) bool {
+		needs, ok := known[workload]
+		if !ok {
+			needs = s.needsResults(workload)
+			known[workload] = needs
+		}
+		return needs
+	}
 }
 
 // needsResults tells whether comparing the runs of a workload needs
@@ -555,13 +599,17 @@ func seriesComparison(sr *series, t *compare.Table, order []string) SeriesCompar
 		n += len(kt.Rows)
 	}
 	out.KPIs = make([]KPIComparison, 0, n)
+	// The rows' sides and numbers made in one slice each, not each apart
+	// (eight allocations a row, 8,000 rows when two 5,000-run builds are
+	// compared): a is made to hold them all.
+	a := rowAlloc{sides: make([]CompareSide, 0, 2*n), numbers: make([]float64, 0, 6*n)}
 	for _, kt := range t.KPIs {
 		format := *kt
 		format.Rows, format.Geomean = nil, nil
 		display := format.Display
 		for _, r := range kt.Rows {
-			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: compareSide(r.A), B: compareSide(r.B),
-				Delta: number(r.Delta), P: number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
+			k := KPIComparison{KPI: kt.KPI, Unit: kt.Unit, LowerBetter: kt.LowerBetter, A: a.side(r.A), B: a.side(r.B),
+				Delta: a.number(r.Delta), P: a.number(r.P), Method: r.Method, Verdict: r.Verdict, Warnings: r.Warnings, display: display}
 			out.KPIs = append(out.KPIs, k)
 		}
 	}
@@ -587,11 +635,29 @@ func b2i(b bool) int {
 	return 0
 }
 
-func compareSide(s *compare.Summary) *CompareSide {
+// rowAlloc makes the sides and numbers of a series' rows in its slices,
+// made with the capacity for them all: two sides and six numbers a row.
+type rowAlloc struct {
+	sides   []CompareSide
+	numbers []float64
+}
+
+// side is a row's side (nil when the build has none).
+func (a *rowAlloc) side(s *compare.Summary) *CompareSide {
 	if s == nil {
 		return nil
 	}
-	return &CompareSide{Center: s.Center, Lo: number(s.Lo), Hi: number(s.Hi), Runs: s.N}
+	a.sides = append(a.sides, CompareSide{Center: s.Center, Lo: a.number(s.Lo), Hi: a.number(s.Hi), Runs: s.N})
+	return &a.sides[len(a.sides)-1]
+}
+
+// number is number(v), made in a.numbers: nil when v is not finite.
+func (a *rowAlloc) number(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	a.numbers = append(a.numbers, v)
+	return &a.numbers[len(a.numbers)-1]
 }
 
 // apiCompare is /api/compare?a=ID&b=ID.
