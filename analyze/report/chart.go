@@ -21,7 +21,7 @@ func newChart(e *regression.Entry, r *regression.KPIResult) *charts.Chart {
 	y := func(v float64) float64 { return v / divisor }
 	history, labels := drawnHistory(r)
 	n := len(history)
-	names := drawnNames(r, n)
+	names := drawnNames(r)
 	c := &charts.Chart{ID: anchor(e, r), Height: 280,
 		X: charts.Axis{Kind: charts.XIndex, Label: strings.Replace(names.XTitle, "build (id, short commit)", "build", 1), Ticks: labels},
 		Y: charts.Axis{Label: r.KPI, Unit: unit}}

@@ -58,15 +58,15 @@ func tickName(pt analyze.Point) string { return plotting.BuildTick(pt.Commit, pt
 // drawnHistory is the history builds of r a figure draws (those with a
 // value), and the tick names of them and the current build, last.
 func drawnHistory(r *regression.KPIResult) ([]analyze.Point, []string) {
+	if s := drawnSides(r); s != nil {
+		// A/B with no store's history: the baseline side, then this one.
+		return []analyze.Point{s.BaselinePoint}, []string{s.Baseline, s.Current}
+	}
 	var history []analyze.Point
 	for _, pt := range r.History {
 		if finite(pt.Value) {
 			history = append(history, pt)
 		}
-	}
-	if r.Sides != nil && len(history) == 0 {
-		// A/B with no store's history: the baseline side, then this one.
-		return []analyze.Point{r.Sides.BaselinePoint}, []string{r.Sides.Baseline, r.Sides.Current}
 	}
 	labels := make([]string, 0, len(history)+1)
 	for _, pt := range history {
@@ -74,6 +74,15 @@ func drawnHistory(r *regression.KPIResult) ([]analyze.Point, []string) {
 	}
 	labels = append(labels, tickName(r.Current))
 	return history, plotting.DistinctLabels(labels)
+}
+
+// drawnSides is an A/B result's two sides when its figures and tables show
+// them, with no store's history given as context; nil otherwise.
+func drawnSides(r *regression.KPIResult) *regression.Sides {
+	if len(r.History) > 0 {
+		return nil
+	}
+	return r.Sides
 }
 
 // drawn is how a figure names what it draws: the x axis title, the
@@ -85,12 +94,12 @@ type drawn struct {
 	Point                    analyze.Point
 }
 
-func drawnNames(r *regression.KPIResult, n int) drawn {
-	if r.Sides != nil && n == 1 && len(r.History) == 0 {
+func drawnNames(r *regression.KPIResult) drawn {
+	if s := drawnSides(r); s != nil {
 		pt := r.Current
 		pt.Value = r.CurrentValue()
 		return drawn{XTitle: "side of the A/B, each at its level (the geometric mean of its runs' samples)",
-			History: "baseline " + r.Sides.Baseline + " (its runs and level)", Current: r.Sides.Current, Point: pt}
+			History: "baseline " + s.Baseline + " (its runs and level)", Current: s.Current, Point: pt}
 	}
 	return drawn{XTitle: "build (id, short commit), oldest first; the last is the current build",
 		History: "history build (median of its runs)", Current: "current build", Point: r.Current}
@@ -111,7 +120,7 @@ func newFigure(e *regression.Entry, r *regression.KPIResult) (*plotting.Figure, 
 		yLabel += " (" + unit + ")"
 	}
 	history, labels := drawnHistory(r)
-	names := drawnNames(r, len(history))
+	names := drawnNames(r)
 	cur := names.Point
 	p := plotting.NewPlot(fmt.Sprintf("#%d %s: %s", e.ID, e.Name, r.KPI), names.XTitle, yLabel)
 	n := len(history)

@@ -421,7 +421,7 @@ func detail(e *regression.Entry, r *regression.KPIResult, figure string, open bo
 	}
 	d.Builds, d.BuildsLeftOut = builds(r, open)
 	d.BuildsCaption = "Builds, oldest first"
-	if r.Sides != nil && len(r.History) == 0 {
+	if drawnSides(r) != nil {
 		d.BuildsCaption = "The two sides, run in the same job"
 	}
 	switch {
@@ -480,7 +480,7 @@ func builds(r *regression.KPIResult, attention bool) ([]htmlBuild, int) {
 		Comparison: cur.Label, Time: day(cur.Time), Value: r.Display(cur.Value), Runs: fmt.Sprint(len(cur.Samples)),
 		Role: "current build", Current: true, Class: "current " + statusClass(r.Status)}
 	hb.Build, hb.Short = plotting.BuildName(cur.Commit, cur.Build, cur.Label)
-	if s := r.Sides; s != nil && len(r.History) == 0 {
+	if s := drawnSides(r); s != nil {
 		// A/B: the baseline side's runs, of the same build, then this side's.
 		base := hb
 		base.Value, base.Runs = r.Display(analyze.Median(s.BaselinePoint.Samples)), fmt.Sprint(len(s.BaselinePoint.Samples))
