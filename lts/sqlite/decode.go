@@ -19,7 +19,9 @@ import (
 // KPI names taken from those the query's kinds define (names) instead of
 // allocated per record, and any other document by jsonv2 under
 // v1Semantics as before. FuzzDecodeRecordDocs checks that both give the
-// same values, for any input.
+// same values, for any input. BenchmarkDecodeRecordDocs (2026-11-27, the
+// 2-core VM at load 1-2): 1.3 µs and 6 allocations a record against 3.1 µs
+// and 10 by the engine, about 9 ms of CPU for a build of 5,000 runs.
 
 // decodeKPIValues decodes a record's KPI values ({"name": number, ...}) as
 // jsonv2.Unmarshal under v1Semantics does into an empty map.

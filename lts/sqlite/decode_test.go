@@ -103,3 +103,39 @@ func sameStats(a, b map[string]analyze.RunStats) bool {
 	}
 	return true
 }
+
+// BenchmarkDecodeRecordDocs is what decode.go's direct reading of a
+// record's two documents saves against the JSON engine it falls back to
+// (the figure that justifies a second reader of that form): per record,
+// its KPI values and the summaries of its samples, as stored.
+func BenchmarkDecodeRecordDocs(b *testing.B) {
+	values, stats := []byte(recordDocs[0]), []byte(recordDocs[1])
+	names := map[string]string{}
+	for _, n := range []string{"cpu_seconds", "elapsed_ci95_rel", "elapsed_ms", "max_rss_bytes", "rate_gflops"} {
+		names[n] = n
+	}
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeKPIValues(values, names); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := decodeRunStats(stats, names); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("engine", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v := map[string]float64{}
+			if err := jsonv2.Unmarshal(values, &v, v1Semantics); err != nil {
+				b.Fatal(err)
+			}
+			var s map[string]analyze.RunStats
+			if err := jsonv2.Unmarshal(stats, &s, v1Semantics); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
