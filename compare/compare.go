@@ -238,6 +238,7 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 	})
 	thresholds := benchmath.DefaultThresholds
 	thresholds.CompareAlpha = opts.Alpha
+	tests := uTests{}
 	for _, k := range keys {
 		c := cells[k]
 		kt := byKPI[[2]string{k.workload, k.kpi}]
@@ -253,7 +254,7 @@ func Build(a, b []*models.Payload, names [2]string, opts Options) *Table {
 		name := entryName(entryLabels[entryNames[k.entry]], vary, k.workload)
 		row := compareHierarchical(name, rs[0], rs[1], s[0], s[1], kt.LowerBetter, opts)
 		if row == nil {
-			row = compareRow(name, s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence)
+			row = compareRow(name, s[0], s[1], kt.LowerBetter, &thresholds, opts.Confidence, tests)
 		}
 		kt.Rows = append(kt.Rows, row)
 	}
@@ -282,8 +283,9 @@ func (o *Options) runStats(p *models.Payload, kpi string) analyze.RunStats {
 	return s
 }
 
-// compareRow summarises and tests one entry x KPI.
-func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Thresholds, confidence float64) *Row {
+// compareRow summarises and tests one entry x KPI (its U test kept in
+// tests by rank pattern).
+func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Thresholds, confidence float64, tests uTests) *Row {
 	r := &Row{Entry: entry, Delta: math.NaN(), P: math.NaN(), Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN()}
 	var sa, sb *benchmath.Sample
 	summarize := func(side string, vs []float64) (*Summary, *benchmath.Sample) {
@@ -306,7 +308,7 @@ func compareRow(entry string, a, b []float64, lowerBetter bool, th *benchmath.Th
 		return r
 	}
 	r.Method = MethodMannWhitney
-	c := uTest(sa, sb)
+	c := tests.test(sa, sb)
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}

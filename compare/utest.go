@@ -3,49 +3,37 @@ package compare
 import (
 	"encoding/binary"
 	"math"
-	"sync"
 
 	"golang.org/x/perf/benchmath"
 )
 
-// uTests keeps the Mann-Whitney U tests made (benchmath.AssumeNothing.
-// Compare, go-moremath's stats.MannWhitneyUTest), by their samples' rank
-// pattern (rankPattern): the test sees the samples only through their
-// ranks, ties and sizes, so samples of one pattern have one result. Runs
-// of 5 a side have 252 patterns without ties, and a serve comparison of
-// two 5,000-run builds tests 4,000 rows on them: computing each row's
-// exact U distribution was a sixth of compare.Build's CPU and of its
-// allocations. At most maxUTests are kept.
-var uTests = struct {
-	sync.RWMutex
-	m map[string]benchmath.Comparison
-}{m: map[string]benchmath.Comparison{}}
-
-const maxUTests = 1 << 16
+// uTests keeps the Mann-Whitney U tests one Build made
+// (benchmath.AssumeNothing.Compare, go-moremath's stats.MannWhitneyUTest),
+// by their samples' rank pattern (rankPattern): the test sees the samples
+// only through their ranks, ties and sizes, so samples of one pattern have
+// one result. Runs of 5 a side have 252 patterns without ties, and a serve
+// comparison of two 5,000-run builds tests 4,000 rows on them: computing
+// each row's exact U distribution was a sixth of compare.Build's CPU and
+// of its allocations. Kept for one Build, not the process: the tests of a
+// call's few hundred patterns are made again by the next.
+type uTests map[string]benchmath.Comparison
 
 // maxPatternRuns is the largest number of values of both samples whose
 // tests are kept (a pattern is about two bytes a value).
 const maxPatternRuns = 64
 
-// uTest is benchmath.AssumeNothing.Compare(a, b), kept by rank pattern.
-func uTest(a, b *benchmath.Sample) benchmath.Comparison {
+// test is benchmath.AssumeNothing.Compare(a, b), kept by rank pattern.
+func (u uTests) test(a, b *benchmath.Sample) benchmath.Comparison {
 	var buf [8 + 2 + 2*maxPatternRuns]byte
 	key, ok := rankPattern(buf[:0], a, b)
 	if !ok {
 		return benchmath.AssumeNothing.Compare(a, b)
 	}
-	uTests.RLock()
-	c, hit := uTests.m[string(key)]
-	uTests.RUnlock()
-	if hit {
+	if c, hit := u[string(key)]; hit {
 		return c
 	}
-	c = benchmath.AssumeNothing.Compare(a, b)
-	uTests.Lock()
-	if len(uTests.m) < maxUTests {
-		uTests.m[string(key)] = c
-	}
-	uTests.Unlock()
+	c := benchmath.AssumeNothing.Compare(a, b)
+	u[string(key)] = c
 	return c
 }
 
