@@ -33,7 +33,7 @@
 // nor failed, the re-run rounds and the median time of a job against one
 // plain build of the same points (a history job's `seshat run`).
 //
-//	go run ./bench/realhost [-jobs 50] [-slowdowns 0,5,10,20] [-modes ab,history] [-repeat 5] [-history 12] [-busy N] [-v]
+//	go run ./bench/realhost [-jobs 50] [-slowdowns 0,5,10,20] [-modes ab,history] [-repeat 5] [-history 12] [-nightly N] [-busy N] [-v]
 //
 // It takes about 25 s a job on 2 shared cores (bench/realhost.sh).
 package main
@@ -76,6 +76,10 @@ type config struct {
 	// busy: jobs busy+1..2*busy, 3*busy+1..4*busy... run beside one
 	// busy loop per CPU (0: never).
 	busy int
+	// nightly: with N > 0, one more build of identical code is stored in
+	// the history after every N job rounds (0: the history is stored
+	// before the jobs only).
+	nightly int
 }
 
 var workloads = []workload{
@@ -132,6 +136,7 @@ func main() {
 	flag.StringVar(&out, "out", "", "also write every job as JSON to this file")
 	flag.BoolVar(&c.verbose, "v", false, "print each job")
 	flag.BoolVar(&c.keep, "keep", false, "keep the runs (printed at the end)")
+	flag.IntVar(&c.nightly, "nightly", 0, "with N > 0, store one more build of identical code in the history after every N jobs of each mode and slowdown, as a nightly build of the main branch is (0: the history is stored before the jobs only)")
 	flag.IntVar(&c.busy, "busy", 0, "with N > 0, jobs N+1..2N, 3N+1..4N... run beside one busy loop per CPU, the history stored without")
 	flag.Parse()
 	var err error
@@ -199,23 +204,12 @@ func measure(c config, log io.Writer) ([]job, error) {
 		return nil, fmt.Errorf("%s cannot import numpy: %w", c.python, err)
 	}
 	start := time.Now()
-	if slices.Contains(c.modes, "history") {
+	history := slices.Contains(c.modes, "history")
+	if history {
 		fmt.Fprintf(log, "realhost: storing %d builds of identical code\n", c.historyBuilds)
 		for b := 1; b <= c.historyBuilds; b++ {
-			dir := filepath.Join(c.tmp, "history", fmt.Sprintf("build-%02d", b))
-			if err := writeCode(c, "current", 0); err != nil {
+			if err := storeHistoryBuild(c, b, log); err != nil {
 				return nil, err
-			}
-			bench, err := writeBenchmark(c, dir, false)
-			if err != nil {
-				return nil, err
-			}
-			id := fmt.Sprintf("history-%02d", b)
-			if _, err := seshat(c, "run", "-q", "--benchmark", bench, "--results-dir", filepath.Join(dir, "results"), "--build-id", id); err != nil {
-				fmt.Fprintf(log, "realhost: %s: %v (its failed runs are left out)\n", id, err)
-			}
-			if _, err := seshat(c, "upload", "-q", "--results-dir", filepath.Join(dir, "results"), "--store", store(c)); err != nil {
-				return nil, fmt.Errorf("upload %s: %w", id, err)
 			}
 		}
 	}
@@ -245,11 +239,37 @@ func measure(c config, log io.Writer) ([]job, error) {
 				}
 			}
 		}
+		if history && c.nightly > 0 && n%c.nightly == 0 && n < c.jobs {
+			if err := storeHistoryBuild(c, c.historyBuilds+n/c.nightly, log); err != nil {
+				return jobs, err
+			}
+		}
 		if !c.verbose {
 			fmt.Fprintf(log, "realhost: job %d of %d of each mode and slowdown done (%s, load %s)\n", n, c.jobs, time.Since(start).Round(time.Second), load())
 		}
 	}
 	return jobs, nil
+}
+
+// storeHistoryBuild runs build b of identical code and stores it in the
+// history, as a CI job stores each build of the main branch.
+func storeHistoryBuild(c config, b int, log io.Writer) error {
+	dir := filepath.Join(c.tmp, "history", fmt.Sprintf("build-%02d", b))
+	if err := writeCode(c, "current", 0); err != nil {
+		return err
+	}
+	bench, err := writeBenchmark(c, dir, false)
+	if err != nil {
+		return err
+	}
+	id := fmt.Sprintf("history-%02d", b)
+	if _, err := seshat(c, "run", "-q", "--benchmark", bench, "--results-dir", filepath.Join(dir, "results"), "--build-id", id); err != nil {
+		fmt.Fprintf(log, "realhost: %s: %v (its failed runs are left out)\n", id, err)
+	}
+	if _, err := seshat(c, "upload", "-q", "--results-dir", filepath.Join(dir, "results"), "--store", store(c)); err != nil {
+		return fmt.Errorf("upload %s: %w", id, err)
+	}
+	return nil
 }
 
 func store(c config) string { return "sqlite:" + filepath.Join(c.tmp, "history", "lts.db") }
@@ -458,8 +478,12 @@ func table(w io.Writer, c config, jobs []job) {
 			plain = append(plain, j.Run)
 		}
 	}
-	fmt.Fprintf(w, "bench/realhost: %d job(s) per mode and slowdown, 3 points (%s) × %d runs (a side), --confirm auto, %d build(s) of history\n",
-		c.jobs, strings.Join(names(), ", "), c.repeat, c.historyBuilds)
+	stored := fmt.Sprintf("%d build(s) of history", c.historyBuilds)
+	if c.nightly > 0 {
+		stored += fmt.Sprintf(" and one more after every %d job(s)", c.nightly)
+	}
+	fmt.Fprintf(w, "bench/realhost: %d job(s) per mode and slowdown, 3 points (%s) × %d runs (a side), --confirm auto, %s\n",
+		c.jobs, strings.Join(names(), ", "), c.repeat, stored)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tslowdown\thost\tjobs\tfailed\tcaught\tpoints caught\tother exits\tmean rounds\tundecided\thost-noisy\tmedian job\t× plain build\t")
 	phases := []string{"as found"}
