@@ -97,18 +97,23 @@ func (p Perfherder) validate() error {
 // number of values.
 func weightedStats(xs []float64, linear bool) (mean, variance float64, n int) {
 	n = len(xs)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	// The weighted mean of the differences from the first value, so that
+	// windows of one constant value have exactly that mean (a rounding
+	// error would otherwise make two equal constant windows differ, with
+	// t infinite).
 	var sum, wsum float64
 	for k, x := range xs {
 		w := 1.0
 		if linear {
 			w = float64(n-k) / float64(n)
 		}
-		sum += w * x
+		sum += w * (x - xs[0])
 		wsum += w
 	}
-	if wsum > 0 {
-		mean = sum / wsum
-	}
+	mean = xs[0] + sum/wsum
 	if n > 1 {
 		for _, x := range xs {
 			variance += (x - mean) * (x - mean)
@@ -117,6 +122,14 @@ func weightedStats(xs []float64, linear bool) (mean, variance float64, n int) {
 	}
 	return mean, variance, n
 }
+
+// PerfherderT is the t statistic of Perfherder's detector (treeherder's
+// perfalert calc_t with linear weights, as Perfherder uses it) between a
+// back window, its points nearest the split first, and a fore window, its
+// points nearest the split first too: Welch's t between the linearly
+// weighted means. Positive when the fore window is higher; +Inf when both
+// windows are constant and differ.
+func PerfherderT(back, fore []float64) float64 { return perfherderT(back, fore) }
 
 // perfherderT is calc_t with linear weights: back holds the points nearest
 // first, fore too.
