@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -207,11 +208,42 @@ type outcome struct {
 	c     detectorConfig
 	total score
 	found map[string]bool // confirmed labels found, by labelKey
+	// farStep are the far alerts after which the level held a step of at
+	// least the gate's minimum effect (farAtSteps).
+	farStep int
 }
 
-func (o outcome) far1k() float64 {
-	return 1000 * float64(o.total.far) / float64(max(o.total.judged, 1))
+// heldStep is the relative step (percent) of the median of the 10 builds
+// from start against the up to stepBefore builds before it: whether a
+// level an alert found held.
+func heldStep(values []float64, start int) float64 {
+	start = max(1, start)
+	return relStep(values[max(0, start-stepBefore):start], values[start:min(len(values), start+10)])
 }
+
+// farAtSteps counts the alerts farther than the margin from every label
+// after which the level held a step of at least the gate's minimum effect
+// (heldStep from the fore group's first build, minFore builds back): a
+// lasting change nobody labelled rather than noise.
+func farAtSteps(s *series, alerts []int, minFore int) int {
+	n := 0
+	for _, a := range alerts {
+		if !slices.ContainsFunc(s.Labels, func(l label) bool { return within(a, l.Index) }) &&
+			math.Abs(heldStep(s.Values, a-minFore+1)) >= float64(analyze.DefaultMinEffect) {
+			n++
+		}
+	}
+	return n
+}
+
+func (o outcome) far1k() float64 { return o.per1k(o.total.far) }
+
+func (o outcome) per1k(n int) float64 { return 1000 * float64(n) / float64(max(o.total.judged, 1)) }
+
+// allFar counts every far alert; unexplained only those after which no
+// step of the gate's minimum effect held (farAtSteps).
+func allFar(o outcome) int      { return o.total.far }
+func unexplained(o outcome) int { return o.total.far - o.farStep }
 
 func (o outcome) perChange() float64 {
 	if o.total.found == 0 {
@@ -244,6 +276,7 @@ func sweep(all []*series, st statistic) []outcome {
 					for i, s := range all {
 						alerts := onlineAlerts(s.Values, st, c, memos[i])
 						o.total.add(scoreSeries(s.Labels, s.Values, alerts, len(s.Values)-1))
+						o.farStep += farAtSteps(s, alerts, c.minFore)
 						for _, l := range s.Labels {
 							if l.Confirmed() && slices.ContainsFunc(alerts, func(a int) bool { return within(a, l.Index) }) {
 								o.found[labelKey(s, l)] = true
@@ -259,16 +292,16 @@ func sweep(all []*series, st statistic) []outcome {
 }
 
 // paretoFront is, for each number of confirmed changes found, the
-// configuration with the fewest far alerts that finds at least as many
-// with at most frontierMaxPer alerts per change, for counts up to the
-// largest any configuration reaches.
-func paretoFront(outs []outcome) []outcome {
+// configuration with the fewest far alerts (as far counts them) that finds
+// at least as many with at most frontierMaxPer alerts per change, for
+// counts up to the largest any configuration reaches.
+func paretoFront(outs []outcome, far func(outcome) int) []outcome {
 	best := map[int]outcome{}
 	for _, o := range outs {
 		if o.perChange() > frontierMaxPer {
 			continue
 		}
-		if b, ok := best[o.total.found]; !ok || o.total.far < b.total.far {
+		if b, ok := best[o.total.found]; !ok || far(o) < far(b) {
 			best[o.total.found] = o
 		}
 	}
@@ -280,7 +313,7 @@ func paretoFront(outs []outcome) []outcome {
 	var front []outcome
 	for _, k := range counts {
 		o := best[k]
-		if len(front) > 0 && front[len(front)-1].total.far <= o.total.far {
+		if len(front) > 0 && far(front[len(front)-1]) <= far(o) {
 			continue // dominated: more found with no more far alerts
 		}
 		front = append(front, o)
@@ -337,6 +370,23 @@ func bestPair(all []*series, stats []statistic, fronts [][]outcome) (best outcom
 	return best, name, ok
 }
 
+// farAlerts prints the far alerts of the detector o of st: where, the
+// step there (step), and the relative step of the median of the 10 builds
+// from the alert's build against the 15 before its fore group (whether the
+// level held).
+func farAlerts(w io.Writer, all []*series, st statistic, o outcome) {
+	fmt.Fprintf(w, "%s, %s: far alerts (recall %d, far/1k %.1f)\n", st.name, configText(o.c), o.total.found, o.far1k())
+	for _, s := range all {
+		for _, a := range onlineAlerts(s.Values, st, o.c, memo{}) {
+			if slices.ContainsFunc(s.Labels, func(l label) bool { return within(a, l.Index) }) {
+				continue
+			}
+			held := heldStep(s.Values, a-o.c.minFore+1)
+			fmt.Fprintf(w, "  %-48.48s build %3d  step %+6.1f%%  10 builds after %+6.1f%%  labels %s\n", s.Name(), a, 100*step(s.Values, a), held, labelText(s.Labels))
+		}
+	}
+}
+
 // oracleFound counts the confirmed labels whose step (step: the median of
 // the 5 builds from a split against the 15 before it, the largest within
 // the margin) is at least minStep percent: what a detector alerting once
@@ -385,20 +435,22 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 	_, confirmed := oracleFound(all, 0)
 	fmt.Fprintf(w, "%s: frontier of online detectors (alert within %d builds; after an alert %d builds quiet and the reference restarts)\n", file, margin, suppress)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "statistic\tbest recall at far <= %g/1k, per change <= %g\tfar/1k\tper change\tconfiguration\tmost found at any far\tits far/1k\t\n", frontierMaxFar, frontierMaxPer)
+	fmt.Fprintf(tw, "statistic\tbest recall at far <= %g/1k, per change <= %g\tfar/1k\tper change\tconfiguration\tthe same, far alerts after which a step >= %g%% held not counted\tother far/1k\tconfiguration\t\n",
+		frontierMaxFar, frontierMaxPer, float64(analyze.DefaultMinEffect))
 	seen := map[string]bool{}
 	var fronts [][]outcome
-	for _, st := range statistics() {
-		outs := sweep(all, st)
-		front := paretoFront(outs)
-		fronts = append(fronts, front)
-		var best outcome
-		has := false
-		for _, o := range front {
-			if o.meets() {
-				best, has = o, true
+	cell := func(front []outcome, far func(outcome) int) string {
+		for i := len(front) - 1; i >= 0; i-- {
+			if o := front[i]; o.per1k(far(o)) <= frontierMaxFar {
+				return fmt.Sprintf("%s\t%.1f\t%s", ratio(o.total.found, confirmed), o.per1k(far(o)), configText(o.c))
 			}
 		}
+		return "-\t\t"
+	}
+	for _, st := range statistics() {
+		outs := sweep(all, st)
+		front := paretoFront(outs, allFar)
+		fronts = append(fronts, front)
 		for _, o := range outs {
 			if o.meets() {
 				for k := range o.found {
@@ -406,19 +458,29 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 				}
 			}
 		}
-		if len(front) == 0 {
-			fmt.Fprintf(tw, "%s\t-\t\t\t\t-\t\t\n", st.name)
-			continue
+		perChange := "-"
+		for i := len(front) - 1; i >= 0; i-- {
+			if front[i].meets() {
+				perChange = fmt.Sprintf("%.2f", front[i].perChange())
+				break
+			}
 		}
-		top := front[len(front)-1]
-		if !has {
-			fmt.Fprintf(tw, "%s\t-\t\t\t\t%s\t%.1f\t\n", st.name, ratio(top.total.found, confirmed), top.far1k())
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%s\t%s\t%.1f\t\n", st.name, ratio(best.total.found, confirmed), best.far1k(), best.perChange(),
-			configText(best.c), ratio(top.total.found, confirmed), top.far1k())
+		// Columns: recall, far/1k, per change, configuration; then the
+		// unexplained front's recall, far/1k, configuration.
+		first := strings.SplitN(cell(front, allFar), "\t", 3)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", st.name, first[0], first[1], perChange, first[2], cell(paretoFront(outs, unexplained), unexplained))
 	}
 	tw.Flush()
+	if *verbose {
+		for i, st := range statistics() {
+			for _, o := range fronts[i] {
+				if 5*o.total.found >= 3*confirmed {
+					farAlerts(os.Stderr, all, st, o)
+					break
+				}
+			}
+		}
+	}
 	if o, name, ok := bestPair(all, statistics(), fronts); ok {
 		fmt.Fprintf(w, "best pair side by side: %s, far/1k %.1f, per change %.2f: %s\n", ratio(o.total.found, confirmed), o.far1k(), o.perChange(), name)
 	}
@@ -426,9 +488,9 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 		for i, st := range statistics() {
 			fmt.Fprintf(w, "\n%s: fewest far alerts for each recall (per change <= %g)\n", st.name, frontierMaxPer)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "recall\tfar/1k\tper change\tconfiguration\t\n")
+			fmt.Fprintf(tw, "recall\tfar/1k\tfar alerts\tthat held a step >= %g%%\tper change\tconfiguration\t\n", float64(analyze.DefaultMinEffect))
 			for _, o := range fronts[i] {
-				fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%s\t\n", ratio(o.total.found, confirmed), o.far1k(), o.perChange(), configText(o.c))
+				fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%.2f\t%s\t\n", ratio(o.total.found, confirmed), o.far1k(), o.total.far, o.farStep, o.perChange(), configText(o.c))
 			}
 			tw.Flush()
 		}

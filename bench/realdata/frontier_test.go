@@ -21,7 +21,7 @@ func TestFrontierPlantedStep(t *testing.T) {
 		t.Errorf("oracle at 20%%: %d, want 0 (the step is 10%%)", found)
 	}
 	for _, st := range statistics() {
-		front := paretoFront(sweep(all, st))
+		front := paretoFront(sweep(all, st), allFar)
 		if len(front) == 0 {
 			t.Errorf("%s: no configuration within 1.3 alerts per change", st.name)
 			continue
@@ -68,6 +68,22 @@ func TestEither(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("either: %v, want %v", got, want)
+		}
+	}
+}
+
+// TestFarAtSteps: a far alert after which the level held a step of 3% or
+// more (a change nobody labelled) is told apart from one on a flat
+// stretch; an alert near a label is not far at all.
+func TestFarAtSteps(t *testing.T) {
+	t.Parallel()
+	values := append(append(steady(30, 100), steady(30, 110)...), steady(30, 110)...)
+	s := &series{Signature: "unlabelled", Values: values, Labels: []label{{Index: 75, Status: "TP"}}}
+	for _, tt := range []struct {
+		alert, want int
+	}{{33, 1}, {15, 0}, {74, 0}} {
+		if got := farAtSteps(s, []int{tt.alert}, 4); got != tt.want {
+			t.Errorf("alert at %d: %d far alerts at a held step, want %d", tt.alert, got, tt.want)
 		}
 	}
 }
