@@ -133,12 +133,22 @@ func PerfherderT(back, fore []float64) float64 { return perfherderT(back, fore) 
 
 // perfherderT is calc_t with linear weights: back holds the points nearest
 // first, fore too.
-func perfherderT(back, fore []float64) float64 {
+func perfherderT(back, fore []float64) float64 { return twoSampleT(back, fore, true) }
+
+// WelchT is Welch's t statistic (Welch 1947) between two samples' plain
+// means, each variance the sample variance: Perfherder's t without its
+// linear weights. Positive when fore's mean is higher; +Inf when both are
+// constant and differ; 0 when either is empty.
+func WelchT(back, fore []float64) float64 { return twoSampleT(back, fore, false) }
+
+// twoSampleT is Welch's t between the means of back and fore, weighted
+// linearly by closeness to the split when linear (perfalert's calc_t).
+func twoSampleT(back, fore []float64, linear bool) float64 {
 	if len(back) == 0 || len(fore) == 0 {
 		return 0
 	}
-	m1, v1, n1 := weightedStats(back, true)
-	m2, v2, n2 := weightedStats(fore, true)
+	m1, v1, n1 := weightedStats(back, linear)
+	m2, v2, n2 := weightedStats(fore, linear)
 	d := m2 - m1
 	switch {
 	case d == 0:

@@ -58,11 +58,16 @@ func geometric(lo, ratio float64, n int) []float64 {
 // statistics are the candidate statistics of the frontier.
 func statistics() []statistic {
 	tGrid := geometric(1, 1.05, 100)
+	perfherderT := func(back, fore []float64) float64 { return math.Abs(analyze.PerfherderT(reversed(back), fore)) }
 	return []statistic{
 		// Perfherder's weighted t (treeherder's perfalert calc_t, linear
-		// weights) with its back window of 12.
-		{"perfherder t (back 12)", 12, func(back, fore []float64) float64 {
-			return math.Abs(analyze.PerfherderT(reversed(back), fore))
+		// weights) with its back window of 12, and with 8 and 24.
+		{"perfherder t (back 12)", 12, perfherderT, tGrid},
+		{"perfherder t (back 8)", 8, perfherderT, tGrid},
+		{"perfherder t (back 24)", 24, perfherderT, tGrid},
+		// Welch's t (Welch 1947) of the plain means, back 30.
+		{"welch t (back 30)", 30, func(back, fore []float64) float64 {
+			return math.Abs(analyze.WelchT(back, fore))
 		}, tGrid},
 		// Perfherder's weighted t counted only when every fore build lies
 		// beyond the back window's bounds (as shift's known-mode rule).
@@ -208,6 +213,8 @@ type outcome struct {
 	c     detectorConfig
 	total score
 	found map[string]bool // confirmed labels found, by labelKey
+	// each is the score on each series, in order.
+	each []score
 	// farStep are the far alerts after which the level held a step of at
 	// least the gate's minimum effect (farAtSteps).
 	farStep int
@@ -275,7 +282,9 @@ func sweep(all []*series, st statistic) []outcome {
 					o := outcome{stat: st.name, c: c, found: map[string]bool{}}
 					for i, s := range all {
 						alerts := onlineAlerts(s.Values, st, c, memos[i])
-						o.total.add(scoreSeries(s.Labels, s.Values, alerts, len(s.Values)-1))
+						sc := scoreSeries(s.Labels, s.Values, alerts, len(s.Values)-1)
+						o.total.add(sc)
+						o.each = append(o.each, sc)
 						o.farStep += farAtSteps(s, alerts, c.minFore)
 						for _, l := range s.Labels {
 							if l.Confirmed() && slices.ContainsFunc(alerts, func(a int) bool { return within(a, l.Index) }) {
@@ -289,6 +298,35 @@ func sweep(all []*series, st statistic) []outcome {
 		}
 	}
 	return out
+}
+
+// crossValidated is the score of choosing a setting on all series but one
+// and judging that one with it, summed over every series left out
+// (leave-one-out cross-validation): each held-out series is judged by the
+// setting that, on the others, finds the most confirmed changes within
+// the targets' bounds (the fewest far alerts among equals). It tells how
+// much of a frontier is the choice of the setting fitting these labels.
+func crossValidated(outs []outcome, n int) score {
+	var cv score
+	for h := range n {
+		best, found, far := -1, -1, 0
+		for i, o := range outs {
+			f := o.total.found - o.each[h].found
+			fa := o.total.far - o.each[h].far
+			judged := o.total.judged - o.each[h].judged
+			near := o.total.near - o.each[h].near
+			if 1000*float64(fa) > frontierMaxFar*float64(judged) || float64(near) > frontierMaxPer*float64(f) {
+				continue
+			}
+			if f > found || f == found && fa < far {
+				best, found, far = i, f, fa
+			}
+		}
+		if best >= 0 {
+			cv.add(outs[best].each[h])
+		}
+	}
+	return cv
 }
 
 // paretoFront is, for each number of confirmed changes found, the
@@ -322,12 +360,16 @@ func paretoFront(outs []outcome, far func(outcome) int) []outcome {
 	return front
 }
 
-// either is two detectors side by side: every alert of either, except one
-// within suppress builds after an alert kept (approximately a gate with
-// two paths that share one alert per change; each path keeps its own
-// reference).
-func either(a, b []int) []int {
-	all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
+// either is detectors side by side: every alert of any of them, except
+// one within suppress builds after an alert kept (approximately a gate
+// with several paths that share one alert per change; each path keeps its
+// own reference).
+func either(lists ...[]int) []int {
+	var all []int
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
 	var out []int
 	for _, x := range all {
 		if len(out) == 0 || x > out[len(out)-1]+suppress {
@@ -337,10 +379,24 @@ func either(a, b []int) []int {
 	return out
 }
 
-// bestPair is the best pair of detectors side by side (either), one from
-// each of two fronts' configurations, by confirmed changes found within
-// the targets' bounds; ok false when no pair keeps them.
-func bestPair(all []*series, stats []statistic, fronts [][]outcome) (best outcome, name string, ok bool) {
+// combo is detectors side by side: indices into the candidates, and how
+// they did together.
+type combo struct {
+	idx []int
+	o   outcome
+}
+
+// better orders outcomes by confirmed changes found, then fewer far
+// alerts.
+func better(a, b outcome) bool {
+	return a.total.found > b.total.found || a.total.found == b.total.found && a.total.far < b.total.far
+}
+
+// sideBySide finds the best two and three detectors side by side (either)
+// within the targets' bounds, drawn from the statistics' fronts: every
+// pair, then every third detector added to the 20 best pairs. Each is
+// described by name; "" when none keeps the bounds.
+func sideBySide(all []*series, stats []statistic, fronts [][]outcome) (pair, triple combo, names func(combo) string) {
 	type cand struct {
 		o      outcome
 		alerts [][]int
@@ -355,19 +411,55 @@ func bestPair(all []*series, stats []statistic, fronts [][]outcome) (best outcom
 			cands = append(cands, c)
 		}
 	}
-	for i, a := range cands {
-		for _, b := range cands[i+1:] {
-			o := outcome{}
-			for k, s := range all {
-				o.total.add(scoreSeries(s.Labels, s.Values, either(a.alerts[k], b.alerts[k]), len(s.Values)-1))
+	score := func(idx ...int) outcome {
+		o := outcome{}
+		for k, s := range all {
+			lists := make([][]int, len(idx))
+			for j, i := range idx {
+				lists[j] = cands[i].alerts[k]
 			}
-			if o.meets() && (!ok || o.total.found > best.total.found || o.total.found == best.total.found && o.total.far < best.total.far) {
-				best, ok = o, true
-				name = fmt.Sprintf("%s (%s) or %s (%s)", a.o.stat, configText(a.o.c), b.o.stat, configText(b.o.c))
+			o.total.add(scoreSeries(s.Labels, s.Values, either(lists...), len(s.Values)-1))
+		}
+		return o
+	}
+	var pairs []combo
+	for i := range cands {
+		for j := i + 1; j < len(cands); j++ {
+			if o := score(i, j); o.meets() {
+				pairs = append(pairs, combo{[]int{i, j}, o})
 			}
 		}
 	}
-	return best, name, ok
+	slices.SortFunc(pairs, func(a, b combo) int {
+		switch {
+		case better(a.o, b.o):
+			return -1
+		case better(b.o, a.o):
+			return 1
+		}
+		return 0
+	})
+	if len(pairs) > 0 {
+		pair = pairs[0]
+	}
+	for _, p := range pairs[:min(20, len(pairs))] {
+		for k := range cands {
+			if slices.Contains(p.idx, k) {
+				continue
+			}
+			if o := score(p.idx[0], p.idx[1], k); o.meets() && (triple.idx == nil || better(o, triple.o)) {
+				triple = combo{[]int{p.idx[0], p.idx[1], k}, o}
+			}
+		}
+	}
+	names = func(c combo) string {
+		var parts []string
+		for _, i := range c.idx {
+			parts = append(parts, fmt.Sprintf("%s (%s)", cands[i].o.stat, configText(cands[i].o.c)))
+		}
+		return strings.Join(parts, " or ")
+	}
+	return pair, triple, names
 }
 
 // farAlerts prints the far alerts of the detector o of st: where, the
@@ -435,7 +527,7 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 	_, confirmed := oracleFound(all, 0)
 	fmt.Fprintf(w, "%s: frontier of online detectors (alert within %d builds; after an alert %d builds quiet and the reference restarts)\n", file, margin, suppress)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "statistic\tbest recall at far <= %g/1k, per change <= %g\tfar/1k\tper change\tconfiguration\tthe same, far alerts after which a step >= %g%% held not counted\tother far/1k\tconfiguration\t\n",
+	fmt.Fprintf(tw, "statistic\tbest recall at far <= %g/1k, per change <= %g\tfar/1k\tper change\tconfiguration\tthe same, far alerts after which a step >= %g%% held not counted\tother far/1k\tconfiguration\tleave one series out: recall\tfar/1k\t\n",
 		frontierMaxFar, frontierMaxPer, float64(analyze.DefaultMinEffect))
 	seen := map[string]bool{}
 	var fronts [][]outcome
@@ -468,7 +560,9 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 		// Columns: recall, far/1k, per change, configuration; then the
 		// unexplained front's recall, far/1k, configuration.
 		first := strings.SplitN(cell(front, allFar), "\t", 3)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", st.name, first[0], first[1], perChange, first[2], cell(paretoFront(outs, unexplained), unexplained))
+		cv := crossValidated(outs, len(all))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", st.name, first[0], first[1], perChange, first[2], cell(paretoFront(outs, unexplained), unexplained),
+			ratio(cv.found, confirmed), 1000*float64(cv.far)/float64(max(cv.judged, 1)))
 	}
 	tw.Flush()
 	if *verbose {
@@ -481,8 +575,11 @@ func frontier(w io.Writer, file string, all []*series, curve bool) {
 			}
 		}
 	}
-	if o, name, ok := bestPair(all, statistics(), fronts); ok {
-		fmt.Fprintf(w, "best pair side by side: %s, far/1k %.1f, per change %.2f: %s\n", ratio(o.total.found, confirmed), o.far1k(), o.perChange(), name)
+	pair, triple, names := sideBySide(all, statistics(), fronts)
+	for _, c := range []combo{pair, triple} {
+		if c.idx != nil {
+			fmt.Fprintf(w, "best %d side by side: %s, far/1k %.1f, per change %.2f: %s\n", len(c.idx), ratio(c.o.total.found, confirmed), c.o.far1k(), c.o.perChange(), names(c))
+		}
 	}
 	if curve {
 		for i, st := range statistics() {

@@ -87,3 +87,28 @@ func TestFarAtSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossValidated: each series left out is judged by the setting
+// chosen on the others, so a setting that only fits the left-out series
+// does not count for it: here B finds series 1's change with no far alert
+// and is chosen for series 0 (where it finds nothing); A is chosen on
+// series 0 for series 1, where it raises 5 far alerts.
+func TestCrossValidated(t *testing.T) {
+	t.Parallel()
+	sc := func(found, far int) score {
+		return score{judged: 1000, confirmed: 1, found: found, near: found, far: far}
+	}
+	mk := func(each ...score) outcome {
+		o := outcome{each: each}
+		for _, e := range each {
+			o.total.add(e)
+		}
+		return o
+	}
+	a := mk(sc(1, 0), sc(0, 5))
+	b := mk(sc(0, 0), sc(1, 0))
+	cv := crossValidated([]outcome{a, b}, 2)
+	if cv.found != 0 || cv.far != 5 || cv.judged != 2000 || cv.confirmed != 2 {
+		t.Errorf("found %d far %d judged %d confirmed %d, want 0 5 2000 2", cv.found, cv.far, cv.judged, cv.confirmed)
+	}
+}
