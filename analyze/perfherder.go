@@ -97,18 +97,23 @@ func (p Perfherder) validate() error {
 // number of values.
 func weightedStats(xs []float64, linear bool) (mean, variance float64, n int) {
 	n = len(xs)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	// The weighted mean of the differences from the first value, so that
+	// windows of one constant value have exactly that mean (a rounding
+	// error would otherwise make two equal constant windows differ, with
+	// t infinite).
 	var sum, wsum float64
 	for k, x := range xs {
 		w := 1.0
 		if linear {
 			w = float64(n-k) / float64(n)
 		}
-		sum += w * x
+		sum += w * (x - xs[0])
 		wsum += w
 	}
-	if wsum > 0 {
-		mean = sum / wsum
-	}
+	mean = xs[0] + sum/wsum
 	if n > 1 {
 		for _, x := range xs {
 			variance += (x - mean) * (x - mean)
@@ -118,14 +123,32 @@ func weightedStats(xs []float64, linear bool) (mean, variance float64, n int) {
 	return mean, variance, n
 }
 
+// PerfherderT is the t statistic of Perfherder's detector (treeherder's
+// perfalert calc_t with linear weights, as Perfherder uses it) between a
+// back window, its points nearest the split first, and a fore window, its
+// points nearest the split first too: Welch's t between the linearly
+// weighted means. Positive when the fore window is higher; +Inf when both
+// windows are constant and differ.
+func PerfherderT(back, fore []float64) float64 { return perfherderT(back, fore) }
+
 // perfherderT is calc_t with linear weights: back holds the points nearest
 // first, fore too.
-func perfherderT(back, fore []float64) float64 {
+func perfherderT(back, fore []float64) float64 { return twoSampleT(back, fore, true) }
+
+// WelchT is Welch's t statistic (Welch 1947) between two samples' plain
+// means, each variance the sample variance: Perfherder's t without its
+// linear weights. Positive when fore's mean is higher; +Inf when both are
+// constant and differ; 0 when either is empty.
+func WelchT(back, fore []float64) float64 { return twoSampleT(back, fore, false) }
+
+// twoSampleT is Welch's t between the means of back and fore, weighted
+// linearly by closeness to the split when linear (perfalert's calc_t).
+func twoSampleT(back, fore []float64, linear bool) float64 {
 	if len(back) == 0 || len(fore) == 0 {
 		return 0
 	}
-	m1, v1, n1 := weightedStats(back, true)
-	m2, v2, n2 := weightedStats(fore, true)
+	m1, v1, n1 := weightedStats(back, linear)
+	m2, v2, n2 := weightedStats(fore, linear)
 	d := m2 - m1
 	switch {
 	case d == 0:

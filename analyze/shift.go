@@ -184,21 +184,32 @@ func newShiftRef(y []float64, lo, j int) shiftRef {
 			r.vals[i] -= r.intercept + r.slope*xs[i]
 		}
 	}
-	sorted := slices.Clone(r.vals)
+	r.median, r.lower, r.upper, r.scale = ModeAwareSpread(r.vals)
+	return r
+}
+
+// ModeAwareSpread is the reference statistics of Shift (step 1 of its
+// doc) for the values xs (at least one): their median; their bounds, the
+// (e+1)-th smallest and largest value with e = n/10, so that a level seen
+// in more than a tenth of them lies within; and their scale, the standard
+// deviation of the values within the bounds around the median (every mode
+// counts, single spikes do not; 0 for fewer than 2 such values).
+func ModeAwareSpread(xs []float64) (median, lower, upper, scale float64) {
+	sorted := slices.Clone(xs)
 	slices.Sort(sorted)
 	n := len(sorted)
-	r.median = Median(sorted)
+	median = Median(sorted)
 	e := n / 10
-	r.lower, r.upper = sorted[e], sorted[n-1-e]
+	lower, upper = sorted[e], sorted[n-1-e]
 	kept := sorted[e : n-e]
 	var ss float64
 	for _, v := range kept {
-		ss += (v - r.median) * (v - r.median)
+		ss += (v - median) * (v - median)
 	}
 	if len(kept) > 1 {
-		r.scale = math.Sqrt(ss / float64(len(kept)-1))
+		scale = math.Sqrt(ss / float64(len(kept)-1))
 	}
-	return r
+	return median, lower, upper, scale
 }
 
 // residual is v, the value of build i, against the reference's line.

@@ -109,3 +109,40 @@ func TestMedian(t *testing.T) {
 		t.Error("Median(nil) is not NaN")
 	}
 }
+
+// TestPerfherderT: Perfherder's t is 0 between two windows of one constant
+// value, whatever their lengths (the weighted means must not differ by a
+// rounding error), infinite between two constant windows at different
+// values, and signed by the fore window's side; Welch's t is the same
+// statistic with plain means.
+func TestPerfherderT(t *testing.T) {
+	t.Parallel()
+	constant := func(n int, v float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	for back := 1; back <= 30; back++ {
+		for fore := 1; fore <= 12; fore++ {
+			if got := PerfherderT(constant(back, 0.1), constant(fore, 0.1)); got != 0 {
+				t.Fatalf("back %d, fore %d of 0.1: t %g, want 0", back, fore, got)
+			}
+		}
+	}
+	if got := PerfherderT(constant(12, 100), constant(4, 110)); !math.IsInf(got, 1) {
+		t.Errorf("constant 100 then 110: t %g, want +Inf", got)
+	}
+	if got := PerfherderT([]float64{100, 101, 99, 100}, []float64{90, 91, 89}); !(got < -7) {
+		t.Errorf("a 10%% drop: t %g, want below -7", got)
+	}
+	// Welch's t, unweighted: means 100 and 90, variances 2/3 and 1.
+	want := -10 / math.Sqrt(2.0/3/4+1.0/3)
+	if got := WelchT([]float64{100, 101, 99, 100}, []float64{90, 91, 89}); math.Abs(got-want) > 1e-9 {
+		t.Errorf("Welch's t of a 10%% drop: %g, want %g", got, want)
+	}
+	if got := WelchT(constant(7, 0.1), constant(3, 0.1)); got != 0 {
+		t.Errorf("Welch's t of two constant windows of 0.1: %g, want 0", got)
+	}
+}

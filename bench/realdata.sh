@@ -9,7 +9,9 @@
 # series.json (Mozilla Perfherder, triaged) and, when present,
 # bench/realdata/testdata/host-series.json (real runs of this repository's
 # PIs with planted slowdowns, made by bench/realhost-series.sh).
-# Usage: bench/realdata.sh [-v] [FILE.json ...]
+# With -frontier, the best recall online detectors built on a few
+# statistics reach at each rate of far alerts, and an oracle's.
+# Usage: bench/realdata.sh [-v] [-frontier [-curve]] [FILE.json ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go run ./bench/realdata "$@"

@@ -36,7 +36,14 @@
 //     averaged over the series; "no change" is the score of predicting
 //     none.
 //
-//     go run ./bench/realdata [-v] [FILE.json ...]
+// With -frontier, it prints instead what any online detector could reach
+// on the same series (frontier.go): for a few statistics of a change in the
+// last builds, the best recall at 2 far alerts per 1,000 builds, and the
+// recall of an oracle alerting once at every visible step; -curve adds
+// each statistic's whole curve, -v the far alerts of each statistic's
+// first setting that finds 60% of the confirmed changes.
+//
+//	go run ./bench/realdata [-v] [-frontier [-curve]] [FILE.json ...]
 package main
 
 import (
@@ -65,8 +72,10 @@ import (
 var defaultFiles = []string{"../shared/data/perf-series/series.json", "bench/realdata/testdata/host-series.json"}
 
 var (
-	verbose = flag.Bool("v", false, "print every series' alerts beside its labels")
-	trace   = flag.String("trace", "", "print the CI replay's verdict on every build of the series whose name contains this text")
+	verbose      = flag.Bool("v", false, "print every series' alerts beside its labels")
+	frontierMode = flag.Bool("frontier", false, "instead of the methods, print the frontier of online detectors (recall against far alerts) and the oracle")
+	curve        = flag.Bool("curve", false, "with -frontier, print each statistic's whole curve")
+	trace        = flag.String("trace", "", "print the CI replay's verdict on every build of the series whose name contains this text")
 )
 
 func main() {
@@ -121,6 +130,10 @@ func run(w io.Writer, files []string) error {
 		}
 		fmt.Fprintf(w, "%s: %d series, %d builds, %d confirmed changes (%d of them steps of at least %g%%, the gate's minimum effect)\n",
 			file, len(all), points, confirmed, large, float64(analyze.DefaultMinEffect))
+		if *frontierMode {
+			frontier(w, file, all, *curve)
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "method\trecall\trecall >=%g%%\tfar/1k\tFP rep\tper change\tF1\talerts\tsuspects\tnoisy\tjudged\t\n", float64(analyze.DefaultMinEffect))
 		for _, m := range methods() {
