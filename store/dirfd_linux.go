@@ -231,7 +231,10 @@ var noStatx atomic.Bool
 // buffer on the stack: unix.Fstatat allocates a copy of the name on each
 // call, as does the concatenation of prefix and rel, and a cached parse
 // states eight files a run: 160,000 allocations a cached parse of 10,000
-// runs.
+// runs. What it saves: `seshat parse` of bench/gen's 10,000 pi runs,
+// cached, CPU median 1.02 s (0.90-1.11 s) against 1.08 s (0.95-1.20 s)
+// with unix.Fstatat, 25 alternate runs each at a load of 2.8-4.4 on the
+// 2-core VM (2026-11-27).
 func statAt(fd int, prefix, rel string) (fileStat, error) {
 	var buf [512]byte
 	n := len(rel)
