@@ -261,12 +261,16 @@ func statAt(fd int, prefix, rel string) (fileStat, error) {
 	for {
 		_, _, errno := unix.Syscall6(unix.SYS_STATX, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])),
 			uintptr(flags), mask, uintptr(unsafe.Pointer(&stx)), 0)
-		switch errno {
-		case 0:
+		switch {
+		case errno == 0 && stx.Mask&mask == mask:
 			return statxOf(&stx), nil
-		case unix.EINTR:
+		case errno == 0:
+			// A file system that does not give every field asked for
+			// (statx may leave some out): what fstat gives instead.
+			return fstatat(fd, prefix, rel)
+		case errno == unix.EINTR:
 			continue
-		case unix.ENOSYS, unix.EPERM:
+		case errno == unix.ENOSYS || errno == unix.EPERM:
 			noStatx.Store(true)
 			return fstatat(fd, prefix, rel)
 		default:
