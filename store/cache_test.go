@@ -60,6 +60,19 @@ func TestCacheHitAndInvalidation(t *testing.T) {
 			must(t, os.WriteFile(p, []byte("longer result of c"), 0o644))
 			must(t, os.Chtimes(p, st.ModTime(), st.ModTime())) // size alone tells
 		}, map[string]string{"a": "cached", "b": "cached", "c": "parsed", "d": "incomplete"}},
+		{"a file read rewritten in place, same size", func(t *testing.T, dir string, _ *fakeParser) {
+			p := filepath.Join(dir, "b", "result.txt")
+			old, err := os.ReadFile(p)
+			must(t, err)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0) // the same inode, as an editor saving in place
+			must(t, err)
+			_, err = f.Write(bytes.ToUpper(old))
+			must(t, errors.Join(err, f.Close()))
+			must(t, os.Chtimes(p, later, later)) // a clock coarser than the test could leave the mtime
+		}, map[string]string{"a": "cached", "b": "parsed", "c": "cached", "d": "incomplete"}},
+		{"a run directory renamed", func(t *testing.T, dir string, _ *fakeParser) {
+			must(t, os.Rename(filepath.Join(dir, "c"), filepath.Join(dir, "e")))
+		}, map[string]string{"a": "cached", "b": "cached", "e": "parsed", "d": "incomplete"}},
 		{"a file that was absent appears", func(t *testing.T, dir string, _ *fakeParser) {
 			must(t, os.WriteFile(filepath.Join(dir, "a", "late.txt"), []byte("late"), 0o644))
 		}, map[string]string{"a": "parsed", "b": "cached", "c": "cached", "d": "incomplete"}},

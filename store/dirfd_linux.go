@@ -3,6 +3,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -57,14 +59,16 @@ func openDir(path string) (*dir, fileStat, error) {
 	if err != nil {
 		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	// Stated as openChild states: the identities of the directories the
+	// walk reaches either way are compared, for loop detection.
+	st, err := statAt(fd, "", "")
+	if err != nil {
 		_ = unix.Close(fd)
 		return nil, fileStat{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	d := &dir{path: path, fd: fd}
 	d.refs.Store(1)
-	return d, statOf(&st), nil
+	return d, st, nil
 }
 
 // openChild is the subdirectory name of parent, which must stay open until
@@ -73,11 +77,10 @@ func openDir(path string) (*dir, fileStat, error) {
 // stated file by file. A symlink is followed, as openDir follows it.
 func openChild(parent *dir, name string) (*dir, fileStat, error) {
 	path := filepath.Join(parent.path, name)
-	var st unix.Stat_t
-	if err := retryEINTR(func() error { return unix.Fstatat(parent.fd, name, &st, 0) }); err != nil {
+	fst, err := statAt(parent.fd, "", name)
+	if err != nil {
 		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	fst := statOf(&st)
 	if !fst.mode.IsDir() {
 		return nil, fileStat{}, &fs.PathError{Op: "open", Path: path, Err: unix.ENOTDIR}
 	}
@@ -207,13 +210,103 @@ func (d *dir) parseDirents(buf []byte, out []dirEntry) ([]dirEntry, error) {
 // stat returns what the file at rel (relative to the directory, symlinks
 // followed) is now.
 func (d *dir) stat(rel string) (fileStat, error) {
-	var st unix.Stat_t
-	fd, name := d.at(rel)
-	err := retryEINTR(func() error { return unix.Fstatat(fd, name, &st, 0) })
+	fd, prefix := d.fd, ""
+	if fd < 0 {
+		fd, prefix = d.parent.fd, d.name
+	}
+	st, err := statAt(fd, prefix, rel)
 	if err != nil {
 		return fileStat{}, d.pathErr("stat", rel, err)
 	}
+	return st, nil
+}
+
+// noStatx is set once statx has failed with ENOSYS (kernels before 4.11)
+// or EPERM (seccomp filters that predate it): statAt uses fstatat then.
+var noStatx atomic.Bool
+
+// statAt states the file prefix/rel (rel alone when prefix is empty; the
+// directory fd itself when both are) relative to the directory fd,
+// symlinks followed, with statx and the name written NUL-terminated into a
+// buffer on the stack: unix.Fstatat allocates a copy of the name on each
+// call, as does the concatenation of prefix and rel, and a cached parse
+// states eight files a run: 160,000 allocations a cached parse of 10,000
+// runs. What it saves: `seshat parse` of bench/gen's 10,000 pi runs,
+// cached, CPU median 1.02 s (0.90-1.11 s) against 1.08 s (0.95-1.20 s)
+// with unix.Fstatat, 25 alternate runs each at a load of 2.8-4.4 on the
+// 2-core VM (2026-11-27).
+func statAt(fd int, prefix, rel string) (fileStat, error) {
+	var buf [512]byte
+	n := len(rel)
+	if prefix != "" {
+		n += len(prefix) + 1
+	}
+	if n >= len(buf) || noStatx.Load() {
+		return fstatat(fd, prefix, rel)
+	}
+	name := buf[:0]
+	if prefix != "" {
+		name = append(append(name, prefix...), '/')
+	}
+	name = append(append(name, rel...), 0)
+	if bytes.IndexByte(name[:n], 0) >= 0 {
+		return fileStat{}, unix.EINVAL // as fstatat says of such a name
+	}
+	flags := 0
+	if n == 0 {
+		flags = unix.AT_EMPTY_PATH
+	}
+	const mask = unix.STATX_TYPE | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME | unix.STATX_INO
+	var stx unix.Statx_t
+	for {
+		_, _, errno := unix.Syscall6(unix.SYS_STATX, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])),
+			uintptr(flags), mask, uintptr(unsafe.Pointer(&stx)), 0)
+		switch {
+		case errno == 0 && stx.Mask&mask == mask:
+			return statxOf(&stx), nil
+		case errno == 0:
+			// A file system that does not give every field asked for
+			// (statx may leave some out): what fstat gives instead.
+			return fstatat(fd, prefix, rel)
+		case errno == unix.EINTR:
+			continue
+		case errno == unix.ENOSYS || errno == unix.EPERM:
+			noStatx.Store(true)
+			return fstatat(fd, prefix, rel)
+		default:
+			return fileStat{}, errno
+		}
+	}
+}
+
+// fstatat is statAt with fstatat(2), for where statx is missing.
+func fstatat(fd int, prefix, rel string) (fileStat, error) {
+	if prefix != "" {
+		rel = prefix + "/" + rel
+	}
+	var st unix.Stat_t
+	var err error
+	if rel == "" {
+		err = retryEINTR(func() error { return unix.Fstat(fd, &st) })
+	} else {
+		err = retryEINTR(func() error { return unix.Fstatat(fd, rel, &st, 0) })
+	}
+	if err != nil {
+		return fileStat{}, err
+	}
 	return statOf(&st), nil
+}
+
+// statxOf is statOf for statx's answer; the device is encoded as fstat
+// encodes it, so the identities statAt and statOf give compare.
+func statxOf(stx *unix.Statx_t) fileStat {
+	return fileStat{
+		size:  int64(stx.Size),
+		mtime: stx.Mtime.Sec*1e9 + int64(stx.Mtime.Nsec),
+		ctime: stx.Ctime.Sec*1e9 + int64(stx.Ctime.Nsec),
+		mode:  modeOf(uint32(stx.Mode)),
+		id:    fileID{dev: unix.Mkdev(stx.Dev_major, stx.Dev_minor), ino: stx.Ino},
+	}
 }
 
 // readFile is parsers.ReadLimitedStat relative to the directory: a whole
@@ -281,22 +374,27 @@ func (d *dir) readable(rel string, st fileStat, limit int64) error {
 }
 
 func statOf(st *unix.Stat_t) fileStat {
-	fst := fileStat{
+	return fileStat{
 		size:  st.Size,
 		mtime: st.Mtim.Nano(),
 		ctime: st.Ctim.Nano(),
+		mode:  modeOf(uint32(st.Mode)),
 		id:    fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)},
 	}
-	switch st.Mode & unix.S_IFMT {
+}
+
+// modeOf is the type of a file of mode m.
+func modeOf(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
 	case unix.S_IFREG:
+		return 0
 	case unix.S_IFDIR:
-		fst.mode = fs.ModeDir
+		return fs.ModeDir
 	case unix.S_IFLNK:
-		fst.mode = fs.ModeSymlink
+		return fs.ModeSymlink
 	default:
-		fst.mode = fs.ModeIrregular
+		return fs.ModeIrregular
 	}
-	return fst
 }
 
 func retryEINTR(f func() error) error {

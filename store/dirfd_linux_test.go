@@ -4,11 +4,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestLoadClosesDirectories: every directory a load opens is closed when it
@@ -123,4 +126,63 @@ func TestLoadUnmapsPacks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStatAtAgreesWithFstatat: statAt (statx, the name on the stack) says
+// of every kind of file what fstatat(2) says, through a parent's descriptor
+// or the directory's own, with the same error when there is none, and the
+// directory's identity as openDir and openChild give it (loop detection
+// compares them).
+func TestStatAtAgreesWithFstatat(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	long := strings.Repeat("n", 200) + "/" + strings.Repeat("m", 200) + "/" + strings.Repeat("f", 200)
+	writeTree(t, root, map[string]string{
+		"run/settings.yaml": "size: 1\n",
+		"run/empty":         "",
+		"run/sub/deep.txt":  "deep\n",
+		"run/link":          symlinkPrefix + "settings.yaml",
+		"run/dirlink":       symlinkPrefix + "sub",
+		"run/dangling":      symlinkPrefix + "nowhere",
+		"run/" + long:       "far down\n",
+	})
+	must(t, unix.Mkfifo(filepath.Join(root, "run", "fifo"), 0o644))
+	parent, _, err := openDir(root)
+	must(t, err)
+	defer parent.close()
+	child, childSt, err := openChild(parent, "run")
+	must(t, err)
+	defer child.close()
+	own, ownSt, err := openDir(filepath.Join(root, "run"))
+	must(t, err)
+	defer own.close()
+	if childSt != ownSt {
+		t.Errorf("run: %+v through its parent, %+v opened", childSt, ownSt)
+	}
+	for _, rel := range []string{"settings.yaml", "empty", "sub", "sub/deep.txt", "link", "dirlink", "dangling",
+		"fifo", "missing", "settings.yaml/x", long, "bad\x00name", ""} {
+		for _, d := range []*dir{child, own} {
+			fd, prefix := d.fd, ""
+			if fd < 0 {
+				fd, prefix = d.parent.fd, d.name
+			}
+			got, gotErr := statAt(fd, prefix, rel)
+			want, wantErr := fstatat(fd, prefix, rel)
+			if got != want || !errors.Is(gotErr, unwrapErrno(wantErr)) {
+				t.Errorf("%q (fd %d, prefix %q): statx %+v, %v; fstatat %+v, %v", rel, fd, prefix, got, gotErr, want, wantErr)
+			}
+		}
+	}
+	if st, err := child.stat("sub/deep.txt"); err != nil || st.size != 5 || !st.mode.IsRegular() {
+		t.Errorf("sub/deep.txt: %+v, %v", st, err)
+	}
+}
+
+// unwrapErrno is the errno an error carries, or the error itself.
+func unwrapErrno(err error) error {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
 }
