@@ -10,8 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
-
-	"github.com/seshat-bench/seshat/internal/cborhead"
 )
 
 // The parse cache (package store) keeps every run's parse-once result in
@@ -79,8 +77,8 @@ func (s *Samples) UnmarshalCBOR(data []byte) error {
 	}
 	// The form MarshalCBOR writes: tag 86, then a definite-length byte
 	// string ending the item. Decoded straight from the item, one copy.
-	if major, num, rest, ok := cborhead.Head(data); ok && major == 6 && num == tagFloat64LE {
-		if major, n, raw, ok := cborhead.Head(rest); ok && major == 2 && n == uint64(len(raw)) && n%8 == 0 {
+	if major, num, rest, ok := cborHead(data); ok && major == 6 && num == tagFloat64LE {
+		if major, n, raw, ok := cborHead(rest); ok && major == 2 && n == uint64(len(raw)) && n%8 == 0 {
 			out := make(Samples, n/8)
 			for i := range out {
 				out[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
@@ -142,7 +140,7 @@ func (f Flags) MarshalCBOR() ([]byte, error) {
 
 // UnmarshalCBOR implements cbor.Unmarshaler.
 func (f *Flags) UnmarshalCBOR(data []byte) error {
-	if major, n, text, ok := cborhead.Head(data); ok && major == 3 && n == uint64(len(text)) {
+	if major, n, text, ok := cborHead(data); ok && major == 3 && n == uint64(len(text)) {
 		*f = splitFlags(text)
 		return nil
 	}
@@ -208,4 +206,38 @@ func splitFlags(text []byte) Flags {
 		flagSets.Unlock()
 	}
 	return shared[:len(shared):len(shared)]
+}
+
+// cborHead decodes the head of a CBOR data item: its major type, its
+// argument (a length, a tag number or a value) and what follows. ok is
+// false for the forms it does not take (indefinite lengths, reserved
+// values), which callers leave to the library.
+func cborHead(data []byte) (major byte, arg uint64, rest []byte, ok bool) {
+	if len(data) == 0 {
+		return 0, 0, nil, false
+	}
+	major, info := data[0]>>5, data[0]&0x1f
+	data = data[1:]
+	var size int
+	switch {
+	case info < 24:
+		return major, uint64(info), data, true
+	case info == 24:
+		size = 1
+	case info == 25:
+		size = 2
+	case info == 26:
+		size = 4
+	case info == 27:
+		size = 8
+	default:
+		return 0, 0, nil, false
+	}
+	if len(data) < size {
+		return 0, 0, nil, false
+	}
+	for _, b := range data[:size] {
+		arg = arg<<8 | uint64(b)
+	}
+	return major, arg, data[size:], true
 }

@@ -144,11 +144,6 @@ func readCache(p *pack, name string) *rootCache {
 	}
 	var body []byte
 	err := faultSafe(func() (err error) {
-		var ok bool
-		if body, ok = decodeHeader(data, &rc.header); ok {
-			return nil
-		}
-		rc.header = cacheHeader{}
 		body, err = cacheDec.UnmarshalFirst(data, &rc.header)
 		return err
 	})
