@@ -42,8 +42,8 @@ import (
 //     treeherder's perfalert without its weights) reaches EarlyT: an
 //     excursion of four builds that then reverts passes the other tests
 //     as a lasting step does, but its mean rarely stands as far from the
-//     reference's; it waits for a fifth build, which it no longer
-//     convinces. This is the windowed
+//     reference's; it waits for a fifth build, by which it has reverted
+//     and no longer passes. This is the windowed
 //     two-sample test of Perfherder (treeherder's perfalert: back and fore
 //     windows, a t threshold, one alert at the change) with medians, a
 //     mode-aware scale and a rank test (Mann & Whitney 1947), so that
@@ -81,8 +81,8 @@ type Shift struct {
 	// start of a series, make bounds that the next burst crosses: with 10,
 	// bench/realdata's replay of Mozilla's series raised 3.4 far alerts
 	// per 1,000 builds, 3 of its 9 after 14-17 builds of history; with 14,
-	// 2.3 and the same recall, both before EarlyT). A single build is judged against 3, as a
-	// suspect or when its runs confirm it.
+	// 2.3 and the same recall, both before EarlyT). A single build is
+	// judged against 3, as a suspect or when its runs confirm it.
 	MinBack int
 	// MinFore and MaxFore bound the builds that confirm a change; 0 means
 	// 4 and 5.
@@ -247,8 +247,9 @@ type shiftTest struct {
 	beyond   bool    // every fore value beyond the bounds
 	effectOK bool
 	drift    bool // a drift through the reference explains the fore values
-	// welch is Welch's t of MinFore to MaxFore-1 fore values that passed
-	// every other test; 0 when not computed.
+	// early tells that MinFore to MaxFore-1 fore values passed every
+	// other test, and welch is their Welch's t against the reference.
+	early bool
 	welch float64
 }
 
@@ -284,7 +285,7 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 	t.p = MannWhitneyU(res, r.vals).PValue
 	t.ok = t.p <= s.Alpha
 	if t.ok && len(res) >= s.MinFore && len(res) < s.MaxFore {
-		t.welch = WelchT(r.vals, res)
+		t.early, t.welch = true, WelchT(r.vals, res)
 		t.ok = math.Abs(t.welch) >= s.EarlyT
 	}
 	return t
@@ -551,7 +552,7 @@ func (s Shift) Evaluate(in Input) Result {
 	r.PValue = MannWhitneyU(samples, ref.vals).PValue
 	r.Status = judge(in.Direction, true, st.delta)
 	needed := s.MinFore
-	if st.welch != 0 {
+	if st.early {
 		// Enough builds, but their mean too close to the reference's for
 		// fewer than MaxFore to confirm a change.
 		needed = s.MaxFore
@@ -578,7 +579,7 @@ func (s Shift) Evaluate(in Input) Result {
 		r.Status, r.PValue = StatusSuspect, math.NaN()
 		r.Reason = fmt.Sprintf("%s at a new level, %d needed to confirm a change: --confirm re-runs the current one, the next builds confirm or clear it",
 			plural(t-at+1, "build"), needed)
-		if st.welch != 0 {
+		if st.early {
 			r.Reason = fmt.Sprintf("%s at a new level, their mean not far enough from the history's for %d to confirm a change (Welch's t %.3g, %g needed); %d confirm it: the next builds confirm or clear it",
 				plural(t-at+1, "build"), t-at+1, math.Abs(st.welch), s.EarlyT, needed)
 		}
