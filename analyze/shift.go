@@ -36,7 +36,14 @@ import (
 //     the reference's median on the same side, none within its bounds, the
 //     median shift is at least Effect standard errors (scale ×
 //     sqrt(1/n + 1/m)), and a two-sided Mann-Whitney U test of the fore
-//     builds against the reference has p <= Alpha. This is the windowed
+//     builds against the reference has p <= Alpha. Fewer than MaxFore
+//     fore builds confirm it only when, besides, Welch's t (Welch 1947)
+//     of their mean against the reference's (WelchT, the statistic of
+//     treeherder's perfalert without its weights) reaches EarlyT: an
+//     excursion of four builds that then reverts passes the other tests
+//     as a lasting step does, but its mean rarely stands as far from the
+//     reference's; it waits for a fifth build, by which it has reverted
+//     and no longer passes. This is the windowed
 //     two-sample test of Perfherder (treeherder's perfalert: back and fore
 //     windows, a t threshold, one alert at the change) with medians, a
 //     mode-aware scale and a rank test (Mann & Whitney 1947), so that
@@ -74,12 +81,20 @@ type Shift struct {
 	// start of a series, make bounds that the next burst crosses: with 10,
 	// bench/realdata's replay of Mozilla's series raised 3.4 far alerts
 	// per 1,000 builds, 3 of its 9 after 14-17 builds of history; with 14,
-	// 2.3 and the same recall). A single build is judged against 3, as a
-	// suspect or when its runs confirm it.
+	// 2.3 and the same recall, both before EarlyT). A single build is
+	// judged against 3, as a suspect or when its runs confirm it.
 	MinBack int
 	// MinFore and MaxFore bound the builds that confirm a change; 0 means
 	// 4 and 5.
 	MinFore, MaxFore int
+	// EarlyT is the smallest Welch's t of the fore builds' mean against
+	// the reference's for fewer than MaxFore fore builds to confirm a
+	// change; 0 means 10. On bench/realdata's replay of Mozilla's series,
+	// 9 to 14 all removed the three far alerts at excursions of four
+	// builds that revert (2.3 far alerts per 1,000 builds to 1.1), every
+	// other alert coming at most one build later and none lost; 7 and 8
+	// kept one excursion (1.5), 5 kept them all.
+	EarlyT float64
 	// Effect is the smallest median shift in standard errors; 0 means 5.
 	Effect float64
 	// Alpha is the significance of the rank test; 0 means 0.01.
@@ -130,6 +145,9 @@ func (s Shift) withDefaults() Shift {
 	if s.Effect == 0 {
 		s.Effect = 5
 	}
+	if s.EarlyT == 0 {
+		s.EarlyT = 10
+	}
 	if s.Alpha == 0 {
 		s.Alpha = 0.01
 	}
@@ -148,6 +166,8 @@ func (s Shift) validate() error {
 		return fmt.Errorf("%w: confirming builds %d to %d, must be at least 2", ErrInvalidParam, s.MinFore, s.MaxFore)
 	case !(s.Effect > 0) || math.IsInf(s.Effect, 0):
 		return fmt.Errorf("%w: effect %g, must be a number > 0", ErrInvalidParam, s.Effect)
+	case !(s.EarlyT > 0) || math.IsInf(s.EarlyT, 0):
+		return fmt.Errorf("%w: Welch's t %g for an early change, must be a number > 0", ErrInvalidParam, s.EarlyT)
 	case !(s.Alpha > 0 && s.Alpha < 1):
 		return fmt.Errorf("%w: alpha %g, must be in (0, 1)", ErrInvalidParam, s.Alpha)
 	case !(s.MinEffect >= 0) || math.IsInf(s.MinEffect, 0):
@@ -227,6 +247,10 @@ type shiftTest struct {
 	beyond   bool    // every fore value beyond the bounds
 	effectOK bool
 	drift    bool // a drift through the reference explains the fore values
+	// early tells that MinFore to MaxFore-1 fore values passed every
+	// other test, and welch is their Welch's t against the reference.
+	early bool
+	welch float64
 }
 
 // test judges the fore values, builds at..at+len-1, against the reference.
@@ -260,6 +284,10 @@ func (s Shift) test(r shiftRef, at int, fore []float64) shiftTest {
 	}
 	t.p = MannWhitneyU(res, r.vals).PValue
 	t.ok = t.p <= s.Alpha
+	if t.ok && len(res) >= s.MinFore && len(res) < s.MaxFore {
+		t.early, t.welch = true, WelchT(r.vals, res)
+		t.ok = math.Abs(t.welch) >= s.EarlyT
+	}
 	return t
 }
 
@@ -523,11 +551,17 @@ func (s Shift) Evaluate(in Input) Result {
 	// Builds at a new level that nothing confirms yet.
 	r.PValue = MannWhitneyU(samples, ref.vals).PValue
 	r.Status = judge(in.Direction, true, st.delta)
+	needed := s.MinFore
+	if st.early {
+		// Enough builds, but their mean too close to the reference's for
+		// fewer than MaxFore to confirm a change.
+		needed = s.MaxFore
+	}
 	if at == t {
 		r.Details = fmt.Sprintf("the current build is %+.2f%% away, beyond the %d build(s) before it%s", r.DeltaPercent, len(ref.vals), since)
 	} else {
 		r.Details = fmt.Sprintf("%d builds since build %d are %+.2f%% away, beyond the %d build(s) before them (%d confirm a change)%s",
-			t-at+1, at+1, r.DeltaPercent, len(ref.vals), s.MinFore, since)
+			t-at+1, at+1, r.DeltaPercent, len(ref.vals), needed, since)
 	}
 	switch {
 	case in.Rerun && allBeyond(ref, t, samples, st.delta, 0.25):
@@ -544,7 +578,11 @@ func (s Shift) Evaluate(in Input) Result {
 	default:
 		r.Status, r.PValue = StatusSuspect, math.NaN()
 		r.Reason = fmt.Sprintf("%s at a new level, %d needed to confirm a change: --confirm re-runs the current one, the next builds confirm or clear it",
-			plural(t-at+1, "build"), s.MinFore)
+			plural(t-at+1, "build"), needed)
+		if st.early {
+			r.Reason = fmt.Sprintf("%s at a new level, their mean not far enough from the history's for %d to confirm a change (Welch's t %.3g, %g needed); %d confirm it: the next builds confirm or clear it",
+				plural(t-at+1, "build"), t-at+1, math.Abs(st.welch), s.EarlyT, needed)
+		}
 		if split(ref, t, samples) {
 			r.Reason = "the current runs disagree, some at the history's level, some away from it (a slow phase of the host?); " + r.Reason
 		}

@@ -47,15 +47,19 @@ func loadReal(t *testing.T, signature string) realSeries {
 // build.
 func ciReplay(values []float64, dir Direction) []Result {
 	m, _ := New(DefaultMethod, Params{})
+	return replayWith(m, Gate{}, values, dir)
+}
+
+// replayWith is ciReplay with the method m and the gate g.
+func replayWith(m Method, g Gate, values []float64, dir Direction) []Result {
 	out := make([]Result, len(values))
 	for i := 1; i < len(values); i++ {
 		h := make([]Point, i)
 		for k := range h {
 			h[k] = PointOf(values[k])
 		}
-		r := m.Evaluate(Input{History: h, Current: PointOf(values[i]), Direction: dir})
-		Gate{}.Apply([]*Result{&r})
-		out[i] = r
+		out[i] = m.Evaluate(Input{History: h, Current: PointOf(values[i]), Direction: dir})
+		g.Apply([]*Result{&out[i]})
 	}
 	return out
 }
@@ -127,6 +131,52 @@ func TestShiftRealDismissedAlert(t *testing.T) {
 				t.Errorf("alert at %d, within 5 builds of the dismissed alert at %d", a, l.Index)
 			}
 		}
+	}
+}
+
+// TestShiftRealRevertingExcursion: Mozilla's 3776942 sits about 3% high
+// for four builds (99-102) and then falls back, a change nobody labelled
+// that reverts. Four builds beyond the reference pass shift's bounds,
+// effect and rank tests, but their mean is too close to the reference's
+// (Welch's t 6.7, under EarlyT) for four to confirm a change: the fourth
+// is a suspect that says so, and the fifth, back at the old level, clears
+// it. No alert on the whole series.
+func TestShiftRealRevertingExcursion(t *testing.T) {
+	t.Parallel()
+	s := loadReal(t, "3776942")
+	rs := ciReplay(s.Values, DirectionOf(s.LowerBetter))
+	if alerts := alertsOf(rs); len(alerts) != 0 {
+		t.Errorf("alerts at %v, want none", alerts)
+	}
+	if r := rs[101]; r.Status != StatusSuspect || !strings.Contains(r.Reason, "Welch's t") {
+		t.Errorf("build 101, the fourth of the excursion: %s (%s), want a suspect that names Welch's t", r.Status, r.Reason)
+	}
+	if r := rs[102]; r.Status == StatusSuspect || r.Status == StatusRegression || r.Status == StatusImprovement {
+		t.Errorf("build 102, back at the old level: %s, want the excursion cleared", r.Status)
+	}
+}
+
+// TestShiftRealEarlyChangeWaitsForFifth: Mozilla's 3777081 steps to about
+// +4% at build 42 (a confirmed change, labelled at 47). Its first four
+// builds there vary so much that their mean stands only 3.3 standard
+// errors (Welch's t) from the reference's: build 44 is a suspect, and the
+// fifth build confirms the change, within 5 builds of the label. A step
+// whose four builds stand far from the reference (Mozilla's 4654128, t 11
+// and 21) is confirmed by the fourth (TestShiftRealConfirmedChanges).
+func TestShiftRealEarlyChangeWaitsForFifth(t *testing.T) {
+	t.Parallel()
+	s := loadReal(t, "3777081")
+	rs := ciReplay(s.Values, DirectionOf(s.LowerBetter))
+	if r := rs[44]; r.Status != StatusSuspect || !strings.Contains(r.Reason, "Welch's t") {
+		t.Errorf("build 44, the fourth at the new level: %s (%s), want a suspect that names Welch's t", r.Status, r.Reason)
+	}
+	if alerts := alertsOf(rs); len(alerts) != 1 || alerts[0] != 45 {
+		t.Errorf("alerts at %v, want one at build 45, the fifth at the new level", alerts)
+	}
+	// With an early t of 3, the fourth build confirms it, as before.
+	early := replayWith(Shift{EarlyT: 3}, Gate{}, s.Values, DirectionOf(s.LowerBetter))
+	if alerts := alertsOf(early); len(alerts) != 1 || alerts[0] != 44 {
+		t.Errorf("EarlyT 3: alerts at %v, want one at build 44", alerts)
 	}
 }
 
@@ -418,7 +468,7 @@ func TestWindowRealSmallChange(t *testing.T) {
 // that add up to more than it raise one alert. Mozilla's 3777081 steps
 // +1.9% at build 37 and about +4% by 44 (a confirmed change, labelled at
 // 47): the first step never alerted, so it does not become the reference,
-// and the job at 44 fails. With a minimum effect of 1%, the first step is
+// and the job at 45 fails. With a minimum effect of 1%, the first step is
 // the alert and the later builds are judged against it.
 func TestShiftRealStepsUnderMinEffect(t *testing.T) {
 	t.Parallel()
@@ -433,15 +483,7 @@ func TestShiftRealStepsUnderMinEffect(t *testing.T) {
 		t.Errorf("build %d: %s %+.1f%%, want a regression of 3%% or more", alerts[0], r.Status, r.DeltaPercent)
 	}
 
-	low := make([]Result, len(s.Values))
-	for i := 1; i < len(s.Values); i++ {
-		h := make([]Point, i)
-		for k := range h {
-			h[k] = PointOf(s.Values[k])
-		}
-		low[i] = Shift{MinEffect: 1}.Evaluate(Input{History: h, Current: PointOf(s.Values[i]), Direction: dir})
-		Gate{MinEffect: 1}.Apply([]*Result{&low[i]})
-	}
+	low := replayWith(Shift{MinEffect: 1}, Gate{MinEffect: 1}, s.Values, dir)
 	if got := alertsOf(low); len(got) == 0 || got[0] < 37 || got[0] > 41 {
 		t.Errorf("minimum effect 1%%: alerts at %v, want the first within 4 builds after the +1.9%% step at 37", got)
 	}
