@@ -478,8 +478,11 @@ func table(w io.Writer, c config, jobs []job) {
 			plain = append(plain, j.Run)
 		}
 	}
-	stored := fmt.Sprintf("%d build(s) of history", c.historyBuilds)
-	if c.nightly > 0 {
+	stored := "no history"
+	if slices.Contains(c.modes, "history") {
+		stored = fmt.Sprintf("%d build(s) of history", c.historyBuilds)
+	}
+	if c.nightly > 0 && slices.Contains(c.modes, "history") {
 		stored += fmt.Sprintf(" and one more after every %d job(s)", c.nightly)
 	}
 	fmt.Fprintf(w, "bench/realhost: %d job(s) per mode and slowdown, 3 points (%s) × %d runs (a side), --confirm auto, %s\n",
@@ -532,7 +535,9 @@ func table(w io.Writer, c config, jobs []job) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "plain build (a history job's seshat run of the 3 points): median %s\n", median(plain).Round(100*time.Millisecond))
+	if len(plain) > 0 {
+		fmt.Fprintf(w, "plain build (a history job's seshat run of the 3 points): median %s\n", median(plain).Round(100*time.Millisecond))
+	}
 }
 
 func names() []string {
