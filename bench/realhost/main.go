@@ -481,9 +481,9 @@ func table(w io.Writer, c config, jobs []job) {
 	stored := "no history"
 	if slices.Contains(c.modes, "history") {
 		stored = fmt.Sprintf("%d build(s) of history", c.historyBuilds)
-	}
-	if c.nightly > 0 && slices.Contains(c.modes, "history") {
-		stored += fmt.Sprintf(" and one more after every %d job(s)", c.nightly)
+		if c.nightly > 0 {
+			stored += fmt.Sprintf(" and one more after every %d job(s)", c.nightly)
+		}
 	}
 	fmt.Fprintf(w, "bench/realhost: %d job(s) per mode and slowdown, 3 points (%s) × %d runs (a side), --confirm auto, %s\n",
 		c.jobs, strings.Join(names(), ", "), c.repeat, stored)
