@@ -120,12 +120,12 @@ func relStep(back, fore []float64) float64 {
 // back's mode-aware scale; with beyond, 0 unless every fore build lies
 // beyond back's bounds on the side of the shift.
 func shiftSE(back, fore []float64, beyond bool) float64 {
-	med, _, _, scale := analyze.ModeAwareSpread(back)
+	med, lower, upper, scale := analyze.ModeAwareSpread(back)
 	d := analyze.Median(fore) - med
 	if d == 0 {
 		return 0
 	}
-	if beyond && !beyondBounds(back, fore) {
+	if beyond && !allBeyond(fore, med, lower, upper) {
 		return 0
 	}
 	se := scale * math.Sqrt(1/float64(len(back))+1/float64(len(fore)))
@@ -139,6 +139,12 @@ func shiftSE(back, fore []float64, beyond bool) float64 {
 // back (analyze.ModeAwareSpread) on the side of the fore median.
 func beyondBounds(back, fore []float64) bool {
 	med, lower, upper, _ := analyze.ModeAwareSpread(back)
+	return allBeyond(fore, med, lower, upper)
+}
+
+// allBeyond tells whether every fore build lies beyond lower or upper on
+// the side of the fore median against med.
+func allBeyond(fore []float64, med, lower, upper float64) bool {
 	d := analyze.Median(fore) - med
 	for _, v := range fore {
 		if (d > 0 && !(v > upper)) || (d < 0 && !(v < lower)) || d == 0 {

@@ -124,11 +124,7 @@ const stepBefore, stepAfter = 15, 5
 func step(values []float64, i int) float64 {
 	best := 0.0
 	for c := max(1, i-margin); c <= i+margin && c+stepAfter <= len(values); c++ {
-		before := analyze.Median(values[max(0, c-stepBefore):c])
-		if before == 0 {
-			continue
-		}
-		if r := analyze.Median(values[c:c+stepAfter])/before - 1; math.Abs(r) > math.Abs(best) {
+		if r := relStep(values[max(0, c-stepBefore):c], values[c:c+stepAfter]) / 100; math.Abs(r) > math.Abs(best) {
 			best = r
 		}
 	}
